@@ -1,0 +1,65 @@
+# torchtpu: the two commands of the README, and their building blocks.
+#   make run    set up (if needed) and run the main job on the embedded CPU plugin
+#   make test   set up (if needed) and run every test (ctest, then pytest)
+# Both are idempotent: a second run skips the steps whose inputs did not change.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check -q
+CPP_BUILD := build/cpp
+CSRC := $(shell find csrc -name '*.cc' -o -name '*.h') CMakeLists.txt pyproject.toml
+PYTEST_ARGS ?=
+
+# Pinned: torch's CPU build (local wheel), the CPU PJRT plugin (runtime), the
+# xla-cpu-pjrt wheel (pjrt_c_api.h at build time; also a second plugin to test).
+DEPS := torch==2.13.0 numpy lammps-jax-pjrt-cpu==0.11.2 xla-cpu-pjrt==0.0.1 \
+        scikit-build-core pybind11 pytest ruff clang-format
+
+.PHONY: run test setup build cpp-test py-test format lint clean
+
+run: build
+	$(PY) examples/demo.py
+
+test: build cpp-test py-test
+
+setup: $(VENV)/.stamp-deps /usr/include/gtest/gtest.h
+
+$(VENV)/.stamp-deps: pyproject.toml Makefile
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install $(DEPS)
+	@touch $@
+
+/usr/include/gtest/gtest.h:
+	@echo "installing GoogleTest (Debian's libgtest-dev)"
+	apt-get install -y -q libgtest-dev >/dev/null 2>&1 || \
+	  (apt-get update -q >/dev/null && apt-get install -y -q libgtest-dev >/dev/null)
+
+build: setup $(VENV)/.stamp-build
+
+$(VENV)/.stamp-build: $(CSRC) $(VENV)/.stamp-deps
+	@echo "building torchtpu._C"
+	$(PIP) install --no-build-isolation --no-deps -e .
+	@touch $@
+
+cpp-test: setup
+	@test -f $(CPP_BUILD)/build.ninja || \
+	  cmake -S . -B $(CPP_BUILD) -G Ninja -DTORCHTPU_BUILD_TESTS=ON -DTORCHTPU_BUILD_PYTHON=OFF \
+	    -DTORCHTPU_WERROR=ON -DPython_EXECUTABLE=$(abspath $(PY)) >/dev/null
+	cmake --build $(CPP_BUILD)
+	ctest --test-dir $(CPP_BUILD) --output-on-failure
+
+py-test: build
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+format: setup
+	$(VENV)/bin/clang-format -i $(CSRC:%CMakeLists.txt=) $(filter %.cc %.h,$(CSRC))
+	$(VENV)/bin/ruff format torchtpu tests examples benchmarks
+
+lint: setup
+	$(VENV)/bin/ruff check torchtpu tests examples benchmarks
+	$(VENV)/bin/ruff format --check torchtpu tests examples benchmarks
+	$(VENV)/bin/clang-format --dry-run -Werror $(filter %.cc %.h,$(CSRC))
+
+clean:
+	rm -rf build $(VENV)/.stamp-build

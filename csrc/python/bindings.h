@@ -1,0 +1,10 @@
+// Registration functions of the torchtpu._C submodules.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace torchtpu::python {
+
+void bindRuntime(pybind11::module_& m);
+
+}  // namespace torchtpu::python

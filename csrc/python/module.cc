@@ -1,0 +1,10 @@
+// The torchtpu._C extension module.
+#include <pybind11/pybind11.h>
+
+#include "python/bindings.h"
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "torchtpu native core";
+  auto runtime = m.def_submodule("runtime", "The PJRT runtime layer");
+  torchtpu::python::bindRuntime(runtime);
+}

@@ -1,0 +1,81 @@
+"""Choosing, loading and opening the PJRT plugin that backs the "tpu" device."""
+
+from __future__ import annotations
+
+import os
+import site
+import sys
+import threading
+from dataclasses import dataclass
+
+from torchtpu import _C
+
+_rt = _C.runtime
+
+PLUGIN_ENV = "TORCHTPU_PJRT_PLUGIN"
+CPU_DEVICES_ENV = "TORCHTPU_CPU_DEVICE_COUNT"
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """What torchtpu reports about the plugin it runs on."""
+
+    path: str
+    api_version: tuple[int, int]
+    platform: str
+    platform_version: str
+    attributes: dict[str, str]
+
+
+def search_dirs() -> list[str]:
+    """Directories searched for plugin packages: site-packages and sys.path."""
+    dirs: list[str] = []
+    candidates = list(site.getsitepackages()) + [site.getusersitepackages()] + list(sys.path)
+    for d in candidates:
+        if d and os.path.isdir(d) and d not in dirs:
+            dirs.append(d)
+    return dirs
+
+
+def resolve(spec: str | None = None) -> str:
+    """Resolve a plugin spec (path, "cpu", "cuda", "tpu", None/"auto") to a file.
+
+    Without a spec, ``TORCHTPU_PJRT_PLUGIN`` decides, else the automatic choice:
+    libtpu when a TPU is present, else the CUDA plugin when a GPU is, else CPU.
+    """
+    return _rt.resolve_plugin_path(spec or "", search_dirs())
+
+
+_lock = threading.Lock()
+_client: _C.runtime.Client | None = None
+
+
+def _client_options(path: str) -> dict[str, int]:
+    plugin_name = os.path.basename(path)
+    if "cpu" in plugin_name:
+        return {"cpu_device_count": int(os.environ.get(CPU_DEVICES_ENV, "1"))}
+    return {}
+
+
+def client() -> _C.runtime.Client:
+    """The process-wide PJRT client, created on first use."""
+    global _client
+    if _client is None:
+        with _lock:
+            if _client is None:
+                path = resolve()
+                plugin = _rt.Plugin.load(path)
+                _client = _rt.Client.create(plugin, _client_options(path))
+    return _client
+
+
+def info() -> PluginInfo:
+    c = client()
+    p = c.plugin
+    return PluginInfo(
+        path=p.path,
+        api_version=tuple(p.api_version),
+        platform=c.platform_name,
+        platform_version=c.platform_version,
+        attributes=dict(p.attributes),
+    )
