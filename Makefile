@@ -14,7 +14,7 @@ PYTEST_ARGS ?=
 # Pinned: torch's CPU build (local wheel), the CPU PJRT plugin (runtime), the
 # xla-cpu-pjrt wheel (pjrt_c_api.h at build time; also a second plugin to test).
 DEPS := torch==2.13.0 numpy lammps-jax-pjrt-cpu==0.11.2 xla-cpu-pjrt==0.0.1 \
-        scikit-build-core pybind11 pytest ruff clang-format
+        scikit-build-core pytest ruff clang-format
 
 .PHONY: run test setup build cpp-test py-test format lint clean
 

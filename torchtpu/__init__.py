@@ -1,14 +1,85 @@
-"""torchtpu: run PyTorch on TPUs and any device with a PJRT plugin."""
+"""torchtpu: run PyTorch on TPUs and any device with a PJRT plugin.
+
+``import torchtpu`` (or plain ``import torch`` once torchtpu is installed, through
+torch's backend autoload) registers the "tpu" device.
+"""
 
 from __future__ import annotations
 
-from torchtpu import _C
-from torchtpu._plugin import PluginInfo, client, info, resolve
+import os
 
-__all__ = ["PluginInfo", "client", "devices", "info", "resolve", "_C"]
+import torch
+
+from torchtpu import _C  # noqa: I001 - loads the ATen kernels; needs torch first
+from torchtpu import device as _device_module
+from torchtpu import metrics
+from torchtpu._plugin import PluginInfo, client, info, resolve
+from torchtpu.modes import get_mode, mode, set_mode, sync
+
+__all__ = [
+    "PluginInfo",
+    "client",
+    "devices",
+    "get_mode",
+    "info",
+    "metrics",
+    "mode",
+    "resolve",
+    "set_cpu_fallback",
+    "set_mode",
+    "sync",
+]
 __version__ = "0.1.0"
 
 
 def devices() -> list[_C.runtime.DeviceInfo]:
     """The devices of the plugin torchtpu runs on."""
     return list(client().devices())
+
+
+def set_cpu_fallback(enabled: bool) -> None:
+    """Allow (default) or forbid running ops without a tpu lowering on the CPU."""
+    _C._set_cpu_fallback(bool(enabled))
+
+
+def _register() -> None:
+    name = torch._C._get_privateuse1_backend_name()
+    if name != "tpu":
+        if name != "privateuseone":
+            raise RuntimeError(
+                f"torchtpu cannot register the 'tpu' device: another package already renamed "
+                f"PyTorch's PrivateUse1 backend to {name!r} in this process"
+            )
+        torch.utils.rename_privateuse1_backend("tpu")
+    if not hasattr(torch, "tpu"):
+        torch._register_device_module("tpu", _device_module)
+    if not hasattr(torch.Tensor, "is_tpu"):
+        torch.utils.generate_methods_for_privateuse1_backend(for_storage=True)
+    if os.environ.get("TORCHTPU_CPU_FALLBACK", "1") == "0":
+        set_cpu_fallback(False)
+
+
+def _patch_printing() -> None:
+    """Print tpu tensors from a host copy: formatting slices and reduces the
+    tensor many times, which would otherwise run (and compile) on the device."""
+    import torch._tensor_str as ts
+
+    original = ts._tensor_str
+    if getattr(original, "_torchtpu", False):
+        return
+
+    def _tensor_str(self: torch.Tensor, indent: int) -> str:
+        if self.device.type == "tpu":
+            self = self.cpu()
+        return original(self, indent)
+
+    _tensor_str._torchtpu = True  # type: ignore[attr-defined]
+    ts._tensor_str = _tensor_str
+
+
+def _autoload() -> None:
+    """Entry point for torch's device-backend autoload (``import torch`` alone)."""
+
+
+_register()
+_patch_printing()

@@ -1,11 +1,10 @@
-"""Choosing, loading and opening the PJRT plugin that backs the "tpu" device."""
+"""Choosing and opening the PJRT plugin that backs the "tpu" device."""
 
 from __future__ import annotations
 
 import os
 import site
 import sys
-import threading
 from dataclasses import dataclass
 
 from torchtpu import _C
@@ -46,27 +45,23 @@ def resolve(spec: str | None = None) -> str:
     return _rt.resolve_plugin_path(spec or "", search_dirs())
 
 
-_lock = threading.Lock()
-_client: _C.runtime.Client | None = None
-
-
 def _client_options(path: str) -> dict[str, int]:
-    plugin_name = os.path.basename(path)
-    if "cpu" in plugin_name:
+    if "cpu" in os.path.basename(path):
         return {"cpu_device_count": int(os.environ.get(CPU_DEVICES_ENV, "1"))}
     return {}
 
 
+def init() -> None:
+    """Open the plugin (once per process)."""
+    if not _C._runtime_initialized():
+        path = resolve()
+        _C._init_runtime(path, _client_options(path))
+
+
 def client() -> _C.runtime.Client:
-    """The process-wide PJRT client, created on first use."""
-    global _client
-    if _client is None:
-        with _lock:
-            if _client is None:
-                path = resolve()
-                plugin = _rt.Plugin.load(path)
-                _client = _rt.Client.create(plugin, _client_options(path))
-    return _client
+    """The process-wide PJRT client."""
+    init()
+    return _C._client()
 
 
 def info() -> PluginInfo:

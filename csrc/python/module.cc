@@ -7,4 +7,5 @@ PYBIND11_MODULE(_C, m) {
   m.doc() = "torchtpu native core";
   auto runtime = m.def_submodule("runtime", "The PJRT runtime layer");
   torchtpu::python::bindRuntime(runtime);
+  torchtpu::python::bindTorch(m);
 }

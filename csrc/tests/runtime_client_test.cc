@@ -43,7 +43,11 @@ TEST(Client, ListsDevices) {
 
 TEST(Client, UnknownCreateOptionIsAnError) {
   auto plugin = Plugin::load(testClient()->plugin().path());
-  EXPECT_THROW(Client::create(plugin, {{"no_such_option_xyz", int64_t{1}}}), Error);
+  // Plugins of API 0.81 ignore unknown options; newer ones refuse them.
+  if (plugin->version().minor >= 100) {
+    EXPECT_THROW(Client::create(plugin, {{"no_such_option_xyz", int64_t{1}}}), Error);
+  }
+  EXPECT_EQ(Client::create(plugin, {{"cpu_device_count", int64_t{1}}})->deviceCount(), 1);
 }
 
 TEST(Transfer, RoundTripsEveryElementType) {

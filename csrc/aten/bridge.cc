@@ -1,0 +1,618 @@
+#include "aten/bridge.h"
+
+#include <ATen/EmptyTensor.h>
+#include <ATen/native/CPUFallback.h>
+#include <ATen/native/Resize.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/util/Exception.h>
+
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include "aten/dtype.h"
+#include "aten/generator.h"
+#include "aten/storage.h"
+#include "exec/executor.h"
+#include "exec/metrics.h"
+#include "exec/runtime_state.h"
+#include "lower/lowering.h"
+#include "runtime/error.h"
+
+namespace torchtpu::aten {
+namespace {
+
+using Kind = ir::ArgValue::Kind;
+using c10::TypeKind;
+
+std::atomic<bool> fallbackEnabled{true};
+
+// How one schema return is produced.
+struct ReturnSpec {
+  enum class Kind { kNew, kNewList, kAliasArg, kNone } kind = Kind::kNone;
+  int arg = -1;    // kAliasArg: the argument returned
+  int count = 1;   // results it takes (list length for kNewList)
+};
+
+// What a cached call needs besides the compiled program.
+struct BridgeEntry {
+  std::shared_ptr<const exec::CompiledOp> compiled;
+  std::vector<ReturnSpec> returns;
+  std::string unsupported;  // non-empty: go straight to the CPU fallback
+};
+
+std::mutex entryMu;
+std::unordered_map<std::string, BridgeEntry>& entries() {
+  static auto* m = new std::unordered_map<std::string, BridgeEntry>();
+  return *m;
+}
+
+std::string opName(const c10::FunctionSchema& schema) {
+  const auto& n = schema.operator_name();
+  return n.overload_name.empty() ? n.name : n.name + "." + n.overload_name;
+}
+
+c10::TypePtr unwrapOptional(const c10::TypePtr& t) {
+  if (auto o = t->castRaw<c10::OptionalType>()) return o->getElementType();
+  return t;
+}
+
+// Ops whose Scalar arguments decide output shapes: their values are part of
+// the program (static), not runtime inputs.
+bool scalarsAreStatic(const std::string& op) {
+  return op.rfind("aten::arange", 0) == 0 || op.rfind("aten::range", 0) == 0 ||
+         op.rfind("aten::linspace", 0) == 0 || op.rfind("aten::logspace", 0) == 0;
+}
+
+std::vector<uint8_t> scalarBytes(const c10::Scalar& s, hlo::TensorType& type) {
+  std::vector<uint8_t> out;
+  auto put = [&](const void* p, size_t n) {
+    out.resize(n);
+    std::memcpy(out.data(), p, n);
+  };
+  if (s.isBoolean()) {
+    uint8_t v = s.toBool() ? 1 : 0;
+    type = hlo::TensorType(runtime::ElementType::kPred);
+    put(&v, 1);
+  } else if (s.isIntegral(false)) {
+    int64_t v = s.toLong();
+    type = hlo::TensorType(runtime::ElementType::kS64);
+    put(&v, 8);
+  } else if (s.isComplex()) {
+    c10::complex<double> v = s.toComplexDouble();
+    type = hlo::TensorType(runtime::ElementType::kC128);
+    put(&v, 16);
+  } else {
+    double v = s.toDouble();
+    type = hlo::TensorType(runtime::ElementType::kF64);
+    put(&v, 8);
+  }
+  return out;
+}
+
+// Gathers an op call's arrays, views and scalars from the stack.
+class CallBuilder {
+ public:
+  CallBuilder(const std::string& name) { call_.op = name; }
+
+  ir::OpCall call_;
+  std::vector<exec::ArrayPtr> arrays_;
+  std::vector<exec::DeviceStorage*> storages_;  // per array; null for temporaries
+  std::vector<exec::HostScalar> scalars_;
+  int device_ = -1;
+
+  // A tpu tensor (or a 0-d CPU tensor, uploaded) as a view of an array.
+  ir::TensorRef tensor(const at::Tensor& t) {
+    if (!t.defined()) return ir::TensorRef{};
+    if (t.device().type() != c10::DeviceType::PrivateUse1) {
+      TORCH_CHECK(t.device().is_cpu() && t.dim() == 0,
+                  "Expected all tensors to be on the same device, but found at least two devices, ",
+                  deviceName(), " and ", t.device(), "! (in ", call_.op, ")");
+      return uploadCpuScalar(t);
+    }
+    noteDevice(t.device().index());
+    ir::TensorRef ref = viewOf(t);
+    exec::DeviceStorage* ds = &deviceStorage(t);
+    int index = -1;
+    for (size_t k = 0; k < storages_.size(); ++k) {
+      if (storages_[k] == ds) index = static_cast<int>(k);
+    }
+    if (index < 0) {
+      index = static_cast<int>(arrays_.size());
+      exec::ArrayPtr a = ds->materialize(ref.dtype);
+      call_.arrays.push_back(a->type());
+      arrays_.push_back(std::move(a));
+      storages_.push_back(ds);
+    }
+    ref.array = index;
+    return ref;
+  }
+
+  int scalar(const c10::Scalar& s) {
+    hlo::TensorType type;
+    scalars_.push_back(scalarBytes(s, type));
+    call_.scalars.push_back(type);
+    return static_cast<int>(scalars_.size()) - 1;
+  }
+
+  int scalarList(const std::vector<c10::Scalar>& list) {
+    bool allInt = true;
+    for (const auto& s : list) allInt = allInt && s.isIntegral(true);
+    exec::HostScalar bytes(list.size() * 8);
+    for (size_t k = 0; k < list.size(); ++k) {
+      if (allInt) {
+        int64_t v = list[k].toLong();
+        std::memcpy(bytes.data() + 8 * k, &v, 8);
+      } else {
+        double v = list[k].toDouble();
+        std::memcpy(bytes.data() + 8 * k, &v, 8);
+      }
+    }
+    scalars_.push_back(std::move(bytes));
+    call_.scalars.emplace_back(allInt ? runtime::ElementType::kS64 : runtime::ElementType::kF64,
+                               std::vector<int64_t>{static_cast<int64_t>(list.size())});
+    return static_cast<int>(scalars_.size()) - 1;
+  }
+
+  int rng(const std::optional<at::Generator>& gen) {
+    at::Generator g = gen.has_value() && gen->defined()
+                          ? *gen
+                          : defaultGenerator(device_ >= 0 ? device_ : currentDevice());
+    auto* impl = at::check_generator<TpuGenerator>(g);
+    std::lock_guard<std::mutex> lock(g.mutex());
+    auto [seed, offset] = impl->next();
+    exec::HostScalar bytes(16);
+    std::memcpy(bytes.data(), &seed, 8);
+    std::memcpy(bytes.data() + 8, &offset, 8);
+    scalars_.push_back(std::move(bytes));
+    call_.scalars.emplace_back(runtime::ElementType::kU64, std::vector<int64_t>{2});
+    return static_cast<int>(scalars_.size()) - 1;
+  }
+
+  int device() const { return device_ >= 0 ? device_ : currentDevice(); }
+
+ private:
+  std::string deviceName() const {
+    return "tpu:" + std::to_string(device_ >= 0 ? device_ : currentDevice());
+  }
+
+  void noteDevice(int index) {
+    if (device_ < 0) {
+      device_ = index;
+      return;
+    }
+    TORCH_CHECK(device_ == index,
+                "Expected all tensors to be on the same device, but found at least two devices, "
+                "tpu:", device_, " and tpu:", index, "! (in ", call_.op, ")");
+  }
+
+  ir::TensorRef uploadCpuScalar(const at::Tensor& t) {
+    ir::TensorRef ref;
+    ref.dtype = requireElementType(t.scalar_type());
+    at::Tensor c = t.contiguous();
+    auto buffer = exec::client()->toDevice(c.data_ptr(), ref.dtype, {}, device());
+    exec::metrics().hostToDeviceBytes += static_cast<int64_t>(c.nbytes());
+    ref.array = static_cast<int>(arrays_.size());
+    auto a = std::make_shared<exec::DeviceArray>(std::move(buffer));
+    call_.arrays.push_back(a->type());
+    arrays_.push_back(std::move(a));
+    storages_.push_back(nullptr);
+    return ref;
+  }
+};
+
+// Fills the builder from the stack. Returns false (with `why`) for an argument
+// kind the bridge does not handle.
+bool describeArgs(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
+                  CallBuilder& b, std::string& why) {
+  const bool staticScalars = scalarsAreStatic(b.call_.op);
+  // Find the device first so CPU scalars and generators know where to go.
+  for (const auto& v : args) {
+    if (v.isTensor() && v.toTensor().defined() && v.toTensor().device().type() == c10::DeviceType::PrivateUse1) {
+      b.tensor(v.toTensor());
+      break;
+    }
+  }
+  for (size_t k = 0; k < args.size(); ++k) {
+    const c10::Argument& a = schema.arguments()[k];
+    const c10::IValue& v = args[k];
+    ir::ArgValue av;
+    b.call_.argNames.push_back(a.name());
+    const c10::TypePtr type = unwrapOptional(a.real_type());
+    if (v.isNone()) {
+      av.kind = Kind::kNone;
+    } else if (v.isTensor()) {
+      av.kind = Kind::kTensor;
+      av.tensor = b.tensor(v.toTensor());
+    } else if (type->kind() == TypeKind::ListType) {
+      const c10::TypePtr elem = unwrapOptional(type->castRaw<c10::ListType>()->getElementType());
+      if (elem->kind() == TypeKind::TensorType) {
+        av.kind = Kind::kTensorList;
+        for (const c10::IValue& e : v.toListRef()) {
+          av.tensors.push_back(e.isTensor() ? b.tensor(e.toTensor()) : ir::TensorRef{});
+        }
+      } else if (elem->kind() == TypeKind::NumberType && !staticScalars) {
+        std::vector<c10::Scalar> list;
+        for (const c10::IValue& e : v.toListRef()) list.push_back(e.toScalar());
+        av.kind = Kind::kScalar;
+        av.scalar = b.scalarList(list);
+      } else if (elem->kind() == TypeKind::IntType || elem->kind() == TypeKind::SymIntType) {
+        av.kind = Kind::kInts;
+        for (const c10::IValue& e : v.toListRef()) {
+          av.ints.push_back(e.isSymInt() ? e.toSymInt().expect_int() : e.toInt());
+        }
+      } else if (elem->kind() == TypeKind::FloatType || elem->kind() == TypeKind::NumberType) {
+        av.kind = Kind::kDoubles;
+        for (const c10::IValue& e : v.toListRef()) av.doubles.push_back(e.toScalar().toDouble());
+      } else if (elem->kind() == TypeKind::BoolType) {
+        av.kind = Kind::kInts;
+        for (const c10::IValue& e : v.toListRef()) av.ints.push_back(e.toBool() ? 1 : 0);
+      } else {
+        why = "argument '" + a.name() + "' of type " + a.type()->str();
+        return false;
+      }
+    } else {
+      switch (type->kind()) {
+        case TypeKind::NumberType:
+          if (staticScalars) {
+            const c10::Scalar s = v.toScalar();
+            if (s.isIntegral(false)) {
+              av.kind = Kind::kInt;
+              av.i = s.toLong();
+            } else if (s.isBoolean()) {
+              av.kind = Kind::kBool;
+              av.b = s.toBool();
+            } else {
+              av.kind = Kind::kDouble;
+              av.d = s.toDouble();
+            }
+          } else {
+            av.kind = Kind::kScalar;
+            av.scalar = b.scalar(v.toScalar());
+          }
+          break;
+        case TypeKind::IntType:
+        case TypeKind::SymIntType:
+          av.kind = Kind::kInt;
+          av.i = v.isSymInt() ? v.toSymInt().expect_int() : v.toInt();
+          break;
+        case TypeKind::FloatType:
+          av.kind = Kind::kDouble;
+          av.d = v.toDouble();
+          break;
+        case TypeKind::BoolType:
+          av.kind = Kind::kBool;
+          av.b = v.toBool();
+          break;
+        case TypeKind::StringType:
+          av.kind = Kind::kString;
+          av.s = v.toStringRef();
+          break;
+        case TypeKind::ScalarTypeType:
+          av.kind = Kind::kDType;
+          av.dtype = requireElementType(v.toScalarType());
+          break;
+        case TypeKind::GeneratorType:
+          av.kind = Kind::kRng;
+          av.scalar = b.rng(v.toOptional<at::Generator>());
+          break;
+        case TypeKind::LayoutType:
+        case TypeKind::DeviceObjType:
+        case TypeKind::MemoryFormatType:
+          av.kind = Kind::kOther;
+          break;
+        default:
+          why = "argument '" + a.name() + "' of type " + a.type()->str();
+          return false;
+      }
+    }
+    // A generator argument that was None still needs the default generator.
+    if (av.kind == Kind::kNone && type->kind() == TypeKind::GeneratorType) {
+      av.kind = Kind::kRng;
+      av.scalar = b.rng(std::nullopt);
+    }
+    b.call_.args.push_back(std::move(av));
+  }
+  return true;
+}
+
+bool isWrite(const c10::Argument& a) { return a.alias_info() && a.alias_info()->isWrite(); }
+
+// The mutable argument a return aliases, or -1.
+int aliasedArg(const c10::FunctionSchema& schema, const c10::Argument& ret) {
+  if (!ret.alias_info()) return -1;
+  for (size_t k = 0; k < schema.arguments().size(); ++k) {
+    const auto& a = schema.arguments()[k];
+    if (a.alias_info() && a.alias_info()->beforeSets() == ret.alias_info()->beforeSets()) {
+      return static_cast<int>(k);
+    }
+  }
+  return -1;
+}
+
+at::Tensor toMeta(const at::Tensor& t) {
+  if (!t.defined() || t.device().type() != c10::DeviceType::PrivateUse1) return t;
+  return at::empty_strided(t.sizes(), t.strides(), t.options().device(c10::kMeta));
+}
+
+c10::IValue toMeta(const c10::IValue& v) {
+  if (v.isTensor()) return toMeta(v.toTensor());
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> out;
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(toMeta(t));
+    return out;
+  }
+  if (v.isOptionalTensorList()) {
+    c10::List<std::optional<at::Tensor>> out;
+    for (const std::optional<at::Tensor>& t : v.toOptionalTensorList()) {
+      out.push_back(t.has_value() ? std::optional<at::Tensor>(toMeta(*t)) : std::nullopt);
+    }
+    return out;
+  }
+  if (v.isGenerator()) return c10::IValue();
+  return v;
+}
+
+hlo::TensorType typeOf(const at::Tensor& t) {
+  return hlo::TensorType(requireElementType(t.scalar_type()),
+                         std::vector<int64_t>(t.sizes().begin(), t.sizes().end()));
+}
+
+// Runs the op on meta tensors to learn result types; fills results,
+// writeBack and returns. Resizes out= arguments that PyTorch would resize
+// (and asks the caller to describe the call again). Returns false with `why`
+// when the meta kernel fails or the returns are not tensors.
+bool inferResults(const c10::OperatorHandle& op, const std::vector<c10::IValue>& args,
+                  ir::OpCall& call, std::vector<ReturnSpec>& returns, bool& resized,
+                  std::string& why) {
+  const auto& schema = op.schema();
+  torch::jit::Stack meta;
+  for (const auto& v : args) meta.push_back(toMeta(v));
+  try {
+    op.callBoxed(&meta);
+  } catch (const std::exception& e) {
+    why = std::string("meta kernel: ") + e.what();
+    return false;
+  }
+  resized = false;
+  returns.clear();
+  call.results.clear();
+  call.writeBack.clear();
+  const auto& rets = schema.returns();
+  if (rets.empty()) {
+    // In-place ops returning nothing: the mutated arguments get the results.
+    for (size_t k = 0; k < schema.arguments().size(); ++k) {
+      if (!isWrite(schema.arguments()[k])) continue;
+      const c10::IValue& v = args[k];
+      if (v.isTensor()) {
+        call.results.push_back(typeOf(v.toTensor()));
+        call.writeBack.push_back({static_cast<int>(k), -1});
+      } else if (v.isTensorList()) {
+        int e = 0;
+        for (const at::Tensor& t : v.toTensorList()) {
+          call.results.push_back(typeOf(t));
+          call.writeBack.push_back({static_cast<int>(k), e++});
+        }
+      }
+    }
+    return !call.results.empty() || (why = "no results", false);
+  }
+  for (size_t r = 0; r < rets.size(); ++r) {
+    const c10::IValue& mv = meta[r];
+    const int alias = aliasedArg(schema, rets[r]);
+    ReturnSpec spec;
+    if (alias >= 0 && mv.isTensor()) {
+      const at::Tensor& actual = args[alias].toTensor();
+      const at::Tensor& m = mv.toTensor();
+      if (actual.sizes() != m.sizes()) {
+        at::native::resize_output(actual, m.sizes());
+        resized = true;
+      }
+      spec.kind = ReturnSpec::Kind::kAliasArg;
+      spec.arg = alias;
+      call.results.push_back(typeOf(m));
+      call.writeBack.push_back({alias, -1});
+    } else if (alias < 0 && mv.isTensor()) {
+      spec.kind = ReturnSpec::Kind::kNew;
+      call.results.push_back(typeOf(mv.toTensor()));
+      call.writeBack.push_back({-1, -1});
+    } else if (alias < 0 && mv.isTensorList()) {
+      spec.kind = ReturnSpec::Kind::kNewList;
+      spec.count = static_cast<int>(mv.toTensorList().size());
+      for (const at::Tensor& t : mv.toTensorList()) {
+        call.results.push_back(typeOf(t));
+        call.writeBack.push_back({-1, -1});
+      }
+    } else {
+      why = "return " + std::to_string(r) + " is not a tensor";
+      return false;
+    }
+    returns.push_back(spec);
+  }
+  return true;
+}
+
+at::Tensor newTensor(const exec::ArrayPtr& array, c10::ScalarType dtype, int device) {
+  c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, device));
+  std::vector<int64_t> sizes = array->type().dims;
+  at::Tensor t = at::detail::empty_generic(sizes, tpuAllocator(),
+                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                           dtype, c10::MemoryFormat::Contiguous);
+  deviceStorage(t).setArray(array);
+  return t;
+}
+
+void cpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack, const std::string& name,
+                 const std::string& why) {
+  TORCH_CHECK_NOT_IMPLEMENTED(fallbackEnabled.load(), "torchtpu: ", name,
+                              " has no tpu lowering (", why,
+                              ") and the CPU fallback is off (torchtpu.set_cpu_fallback(True) or "
+                              "TORCHTPU_CPU_FALLBACK=1 turns it on)");
+  static std::mutex mu;
+  static std::set<std::string> warned;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (warned.insert(name).second) {
+      TORCH_WARN("torchtpu: ", name, " runs on the CPU (", why,
+                 "); this copies its tensors to the host and back. torchtpu.metrics counts it.");
+    }
+  }
+  exec::metrics().addFallback(name);
+  at::native::cpu_fallback(op, stack);
+}
+
+}  // namespace
+
+bool cpuFallbackEnabled() { return fallbackEnabled.load(); }
+void setCpuFallbackEnabled(bool enabled) { fallbackEnabled = enabled; }
+
+void rethrowRuntimeError(const std::exception& e, const std::string& what) {
+  if (const auto* re = dynamic_cast<const runtime::Error*>(&e)) {
+    TORCH_CHECK_WITH(OutOfMemoryError, re->code() != runtime::ErrorCode::kResourceExhausted,
+                     "torchtpu: out of device memory in ", what, ": ", re->what());
+  }
+  TORCH_CHECK(false, "torchtpu: ", what, " failed: ", e.what());
+}
+
+void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto& schema = op.schema();
+  const std::string name = opName(schema);
+  const size_t nargs = schema.arguments().size();
+  if (lower::findLowering(name) == nullptr) return cpuFallback(op, stack, name, "no lowering");
+
+  std::vector<c10::IValue> args(stack->end() - nargs, stack->end());
+  std::shared_ptr<const exec::CompiledOp> compiled;
+  std::vector<ReturnSpec> returns;
+  std::optional<CallBuilder> builder;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    builder.emplace(name);
+    std::string why;
+    if (!describeArgs(schema, args, *builder, why)) return cpuFallback(op, stack, name, why);
+    // The key holds everything but the results, which follow from it.
+    ir::OpCall& call = builder->call_;
+    std::string key = call.key();
+    {
+      std::lock_guard<std::mutex> lock(entryMu);
+      auto it = entries().find(key);
+      if (it != entries().end()) {
+        if (!it->second.unsupported.empty()) {
+          return cpuFallback(op, stack, name, it->second.unsupported);
+        }
+        compiled = it->second.compiled;
+        returns = it->second.returns;
+        exec::metrics().cacheHits += 1;
+        break;
+      }
+    }
+    bool resized = false;
+    if (!inferResults(op, args, call, returns, resized, why)) {
+      std::lock_guard<std::mutex> lock(entryMu);
+      entries()[key].unsupported = why;
+      return cpuFallback(op, stack, name, why);
+    }
+    if (resized) continue;  // out= arguments changed shape: describe again
+    try {
+      compiled = exec::compileOpCall(call, call.key());
+    } catch (const lower::LoweringError& e) {
+      why = e.what();
+    } catch (const std::invalid_argument& e) {
+      why = std::string("lowering error: ") + e.what();
+    } catch (const std::exception& e) {
+      rethrowRuntimeError(e, "compiling " + name);
+    }
+    std::lock_guard<std::mutex> lock(entryMu);
+    if (!compiled) {
+      entries()[key].unsupported = why;
+      return cpuFallback(op, stack, name, why);
+    }
+    entries()[key] = BridgeEntry{compiled, returns, ""};
+    break;
+  }
+  TORCH_CHECK(compiled, "torchtpu: ", name, ": out= arguments kept changing shape");
+
+  CallBuilder& b = *builder;
+  exec::LaunchResult launched;
+  try {
+    launched = exec::launch(*compiled, b.arrays_, b.call_.scalars, b.scalars_, b.device());
+  } catch (const std::exception& e) {
+    rethrowRuntimeError(e, name);
+  }
+  for (size_t k = 0; k < compiled->program.updatedArrays.size(); ++k) {
+    exec::DeviceStorage* ds = b.storages_[compiled->program.updatedArrays[k]];
+    if (ds != nullptr) ds->setArray(launched.updatedArrays[k]);
+  }
+
+  torch::jit::drop(*stack, nargs);
+  size_t next = 0;
+  for (const ReturnSpec& r : returns) {
+    switch (r.kind) {
+      case ReturnSpec::Kind::kAliasArg:
+        stack->push_back(args[r.arg]);
+        break;
+      case ReturnSpec::Kind::kNew: {
+        const auto& t = compiled->results[next];
+        (void)t;
+        auto array = launched.newResults[next++];
+        stack->push_back(newTensor(array, toScalarType(array->type().dtype), b.device()));
+        break;
+      }
+      case ReturnSpec::Kind::kNewList: {
+        c10::List<at::Tensor> list;
+        for (int e = 0; e < r.count; ++e) {
+          auto array = launched.newResults[next++];
+          list.push_back(newTensor(array, toScalarType(array->type().dtype), b.device()));
+        }
+        stack->push_back(std::move(list));
+        break;
+      }
+      case ReturnSpec::Kind::kNone:
+        break;
+    }
+  }
+}
+
+namespace {
+
+// Runs a torchtpu-internal op over tpu tensors: `self` first.
+exec::LaunchResult runInternal(const std::string& op, const std::vector<std::string>& names,
+                               const std::vector<at::Tensor>& tensors, bool writeToSelf,
+                               CallBuilder& b) {
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    b.call_.argNames.push_back(names[k]);
+    ir::ArgValue av;
+    av.kind = Kind::kTensor;
+    av.tensor = b.tensor(tensors[k]);
+    b.call_.args.push_back(std::move(av));
+  }
+  b.call_.results.push_back(typeOf(tensors[0]));
+  b.call_.writeBack.push_back(writeToSelf ? ir::OpCall::WriteTarget{0, -1}
+                                          : ir::OpCall::WriteTarget{});
+  try {
+    auto compiled = exec::compileOpCall(b.call_, b.call_.key());
+    return exec::launch(*compiled, b.arrays_, b.call_.scalars, b.scalars_, b.device());
+  } catch (const std::exception& e) {
+    rethrowRuntimeError(e, op);
+  }
+  (void)op;
+}
+
+}  // namespace
+
+void deviceCopy(const at::Tensor& dst, const at::Tensor& src) {
+  CallBuilder b("torchtpu::copy");
+  auto launched = runInternal("torchtpu::copy", {"self", "src"}, {dst, src}, true, b);
+  b.storages_[0]->setArray(launched.updatedArrays[0]);
+}
+
+exec::ArrayPtr denseArray(const at::Tensor& t) {
+  exec::DeviceStorage& ds = deviceStorage(t);
+  ir::TensorRef ref = viewOf(t);
+  exec::ArrayPtr array = ds.materialize(ref.dtype);
+  if (ref.isWholeArray(array->type()) && array->type().dims == ref.sizes) return array;
+  CallBuilder b("torchtpu::dense");
+  auto launched = runInternal("torchtpu::dense", {"self"}, {t}, false, b);
+  return launched.newResults[0];
+}
+
+}  // namespace torchtpu::aten

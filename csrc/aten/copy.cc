@@ -1,0 +1,93 @@
+// Copies between the host and "tpu", and between tpu tensors; reading a
+// single value (.item()).
+#include <ATen/ATen.h>
+#include <ATen/native/Resize.h>
+#include <torch/library.h>
+
+#include "aten/bridge.h"
+#include "aten/dtype.h"
+#include "aten/storage.h"
+#include "exec/metrics.h"
+#include "exec/runtime_state.h"
+
+namespace torchtpu::aten {
+namespace {
+
+bool isTpu(const at::Tensor& t) { return t.device().type() == c10::DeviceType::PrivateUse1; }
+
+// A dense CPU tensor with the values of tpu tensor `src`.
+at::Tensor toHost(const at::Tensor& src) {
+  at::Tensor host = at::empty(src.sizes(), src.options().device(at::kCPU));
+  if (src.numel() == 0) return host;
+  try {
+    exec::ArrayPtr array = denseArray(src);
+    array->buffer().copyToHost(host.data_ptr(), host.nbytes());
+  } catch (const c10::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    rethrowRuntimeError(e, "copying a tensor to the host");
+  }
+  exec::metrics().deviceToHostBytes += static_cast<int64_t>(host.nbytes());
+  return host;
+}
+
+// Uploads a CPU tensor as a new dense array on `device`, as a tpu tensor.
+at::Tensor toDevice(const at::Tensor& src, c10::ScalarType dtype, int device) {
+  at::Tensor host = src.to(dtype).contiguous();
+  c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, device));
+  at::Tensor out = at::empty(host.sizes(), host.options().device(c10::DeviceType::PrivateUse1, device));
+  if (host.numel() == 0) return out;
+  try {
+    const runtime::ElementType et = requireElementType(dtype);
+    std::vector<int64_t> dims(host.sizes().begin(), host.sizes().end());
+    auto buffer = exec::client()->toDevice(host.data_ptr(), et, dims, device);
+    deviceStorage(out).setArray(std::make_shared<exec::DeviceArray>(std::move(buffer)));
+  } catch (const c10::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    rethrowRuntimeError(e, "copying a tensor to the device");
+  }
+  exec::metrics().hostToDeviceBytes += static_cast<int64_t>(host.nbytes());
+  return out;
+}
+
+at::Tensor copyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
+  // `self` is the source.
+  if (self.numel() == 0 || dst.numel() == 0) return dst;
+  if (isTpu(self) && !isTpu(dst)) {
+    dst.copy_(toHost(self));
+    return dst;
+  }
+  if (!isTpu(self) && isTpu(dst)) {
+    at::Tensor staged = toDevice(self, dst.scalar_type(), dst.device().index());
+    deviceCopy(dst, staged);
+    return dst;
+  }
+  if (self.device() != dst.device()) {
+    deviceCopy(dst, toDevice(toHost(self), dst.scalar_type(), dst.device().index()));
+    return dst;
+  }
+  deviceCopy(dst, self);
+  return dst;
+}
+
+at::Tensor copyFromAndResize(const at::Tensor& self, const at::Tensor& dst) {
+  at::native::resize_output(dst, self.sizes());
+  return copyFrom(self, dst, false);
+}
+
+at::Scalar localScalarDense(const at::Tensor& self) {
+  TORCH_CHECK(self.numel() == 1, "a Tensor with ", self.numel(),
+              " elements cannot be converted to Scalar");
+  return toHost(self).item();
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_copy_from", copyFrom);
+  m.impl("_copy_from_and_resize", copyFromAndResize);
+  m.impl("_local_scalar_dense", localScalarDense);
+}
+
+}  // namespace torchtpu::aten

@@ -1,0 +1,67 @@
+#include "aten/storage.h"
+
+#include <c10/util/Exception.h>
+
+#include "aten/dtype.h"
+#include "exec/runtime_state.h"
+
+namespace torchtpu::aten {
+namespace {
+
+thread_local c10::DeviceIndex tlsDevice = 0;
+
+void deleteStorage(void* ctx) { delete static_cast<exec::DeviceStorage*>(ctx); }
+
+class TpuAllocator final : public c10::Allocator {
+ public:
+  c10::DataPtr allocate(size_t nbytes) override {
+    const c10::DeviceIndex device = currentDevice();
+    auto* storage = new exec::DeviceStorage(nbytes, device);
+    return c10::DataPtr(storage, storage, &deleteStorage,
+                        c10::Device(c10::DeviceType::PrivateUse1, device));
+  }
+  c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
+  void copy_data(void*, const void*, std::size_t) const override {
+    TORCH_CHECK(false, "torchtpu: device memory cannot be copied as raw bytes; use tensor.copy_()");
+  }
+};
+
+TpuAllocator allocator;
+
+}  // namespace
+
+c10::Allocator* tpuAllocator() { return &allocator; }
+
+exec::DeviceStorage& deviceStorage(const c10::Storage& storage) {
+  const c10::DataPtr& ptr = storage.data_ptr();
+  TORCH_CHECK(ptr.get_deleter() == &deleteStorage,
+              "torchtpu: this storage was not allocated by the tpu allocator");
+  return *static_cast<exec::DeviceStorage*>(ptr.get_context());
+}
+
+ir::TensorRef viewOf(const at::TensorBase& t) {
+  ir::TensorRef ref;
+  ref.dtype = requireElementType(t.scalar_type());
+  ref.sizes.assign(t.sizes().begin(), t.sizes().end());
+  ref.strides.assign(t.strides().begin(), t.strides().end());
+  ref.offset = t.storage_offset();
+  return ref;
+}
+
+c10::DeviceIndex currentDevice() { return tlsDevice; }
+
+void setCurrentDevice(c10::DeviceIndex index) {
+  TORCH_CHECK(index >= 0 && index < deviceCount(), "torchtpu: invalid device index ", index,
+              " (there are ", deviceCount(), " tpu devices)");
+  tlsDevice = index;
+}
+
+c10::DeviceIndex deviceCount() {
+  if (!exec::runtimeInitialized()) return 0;
+  return static_cast<c10::DeviceIndex>(exec::client()->deviceCount());
+}
+
+
+}  // namespace torchtpu::aten
+
+REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &torchtpu::aten::allocator);

@@ -1,0 +1,29 @@
+// The "tpu" allocator: a storage's DataPtr owns an exec::DeviceStorage (its
+// context); the data pointer is an opaque token that is never dereferenced.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Allocator.h>
+
+#include "exec/device_storage.h"
+#include "ir/op_call.h"
+
+namespace torchtpu::aten {
+
+c10::Allocator* tpuAllocator();
+
+// The device storage behind a tpu tensor or storage; throws if it has none.
+exec::DeviceStorage& deviceStorage(const c10::Storage& storage);
+inline exec::DeviceStorage& deviceStorage(const at::TensorBase& t) {
+  return deviceStorage(t.storage());
+}
+
+// The tensor's view over its storage array (array index left at -1).
+ir::TensorRef viewOf(const at::TensorBase& t);
+
+// The current device of this thread, and setting it.
+c10::DeviceIndex currentDevice();
+void setCurrentDevice(c10::DeviceIndex index);
+c10::DeviceIndex deviceCount();
+
+}  // namespace torchtpu::aten

@@ -1,0 +1,49 @@
+// Strict eager execution of one op call: compile once per distinct call
+// (cached), then launch asynchronously.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "exec/device_array.h"
+#include "exec/op_program.h"
+#include "ir/op_call.h"
+#include "runtime/executable.h"
+
+namespace torchtpu::exec {
+
+// A runtime scalar's host bytes (its type is in OpCall::scalars).
+using HostScalar = std::vector<uint8_t>;
+
+struct CompiledOp {
+  OpProgram program;
+  std::shared_ptr<runtime::Executable> exe;
+  std::vector<hlo::TensorType> results;  // the call's expected results
+};
+
+// The compiled program for `call` (compiled on first use, then cached by
+// call.key()). Returns nullptr only if `compileIfMissing` is false and the
+// call was never compiled.
+std::shared_ptr<const CompiledOp> findCompiled(const std::string& key);
+std::shared_ptr<const CompiledOp> compileOpCall(const ir::OpCall& call, const std::string& key);
+
+struct LaunchResult {
+  std::vector<ArrayPtr> newResults;     // one per op result with writeBack == -1
+  std::vector<ArrayPtr> updatedArrays;  // parallel to program.updatedArrays
+};
+
+// Runs a compiled op on `device` with the call's arrays and scalars.
+LaunchResult launch(const CompiledOp& op, const std::vector<ArrayPtr>& arrays,
+                    const std::vector<hlo::TensorType>& scalarTypes,
+                    const std::vector<HostScalar>& scalars, int device);
+
+// Compiles (cached by text) and runs a whole program; used by copies and
+// other runtime-internal programs.
+std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<ArrayPtr>& args,
+                                 int device);
+
+// Waits for every launched program on `device` (-1: all devices).
+void synchronize(int device);
+
+}  // namespace torchtpu::exec

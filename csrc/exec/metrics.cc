@@ -1,0 +1,39 @@
+#include "exec/metrics.h"
+
+namespace torchtpu::exec {
+
+Metrics& metrics() {
+  static Metrics* m = new Metrics();  // never destroyed: used during shutdown
+  return *m;
+}
+
+void Metrics::addFallback(const std::string& op) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++fallbacks_[op];
+}
+
+std::map<std::string, int64_t> Metrics::fallbacks() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fallbacks_;
+}
+
+void Metrics::addLiveBytes(int64_t bytes) {
+  int64_t now = liveBytes.fetch_add(bytes) + bytes;
+  int64_t peak = peakLiveBytes.load();
+  while (now > peak && !peakLiveBytes.compare_exchange_weak(peak, now)) {
+  }
+}
+
+void Metrics::reset() {
+  compiles = 0;
+  compileNanos = 0;
+  cacheHits = 0;
+  launches = 0;
+  hostToDeviceBytes = 0;
+  deviceToHostBytes = 0;
+  peakLiveBytes = liveBytes.load();
+  std::lock_guard<std::mutex> lock(mu_);
+  fallbacks_.clear();
+}
+
+}  // namespace torchtpu::exec

@@ -1,0 +1,35 @@
+// Process-wide counters that tell users what the runtime did.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace torchtpu::exec {
+
+struct Metrics {
+  std::atomic<int64_t> compiles{0};
+  std::atomic<int64_t> compileNanos{0};
+  std::atomic<int64_t> cacheHits{0};
+  std::atomic<int64_t> launches{0};
+  std::atomic<int64_t> hostToDeviceBytes{0};
+  std::atomic<int64_t> deviceToHostBytes{0};
+  std::atomic<int64_t> liveBuffers{0};
+  std::atomic<int64_t> liveBytes{0};
+  std::atomic<int64_t> peakLiveBytes{0};
+
+  void addFallback(const std::string& op);
+  std::map<std::string, int64_t> fallbacks() const;
+  void addLiveBytes(int64_t bytes);
+  void reset();
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, int64_t> fallbacks_;
+};
+
+Metrics& metrics();
+
+}  // namespace torchtpu::exec

@@ -1,0 +1,23 @@
+// The process-wide PJRT client the execution layer runs on.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runtime/client.h"
+
+namespace torchtpu::exec {
+
+// Opens `pluginPath` with `options` (once; later calls with the same path are
+// no-ops, with another path an error).
+void initRuntime(const std::string& pluginPath, const runtime::ClientOptions& options);
+bool runtimeInitialized();
+// The client; throws runtime::Error if initRuntime was not called.
+const std::shared_ptr<runtime::Client>& client();
+
+// Execution modes that change how ops launch.
+enum class LaunchMode { kStrict, kLaunchBlocking };
+LaunchMode launchMode();
+void setLaunchMode(LaunchMode mode);  // per thread
+
+}  // namespace torchtpu::exec

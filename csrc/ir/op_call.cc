@@ -1,0 +1,107 @@
+#include "ir/op_call.h"
+
+#include <cstdio>
+
+namespace torchtpu::ir {
+namespace {
+
+void appendInts(std::string& key, const std::vector<int64_t>& v) {
+  key += '[';
+  for (int64_t x : v) {
+    key += std::to_string(x);
+    key += ',';
+  }
+  key += ']';
+}
+
+// Exact text of a double (hex float), so distinct values never share a key.
+void appendDouble(std::string& key, double d) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%a", d);
+  key += buf;
+}
+
+void appendRef(std::string& key, const TensorRef& t) {
+  if (!t.present()) {
+    key += "T-";
+    return;
+  }
+  key += 'T';
+  key += std::to_string(t.array);
+  key += ':';
+  key += runtime::elementTypeName(t.dtype);
+  appendInts(key, t.sizes);
+  appendInts(key, t.strides);
+  key += '+';
+  key += std::to_string(t.offset);
+}
+
+}  // namespace
+
+int64_t TensorRef::numel() const {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+bool TensorRef::isWholeArray(const hlo::TensorType& array) const {
+  if (offset != 0 || dtype != array.dtype || numel() != array.numElements()) return false;
+  int64_t expected = 1;
+  for (size_t k = sizes.size(); k-- > 0;) {
+    if (sizes[k] != 1 && strides[k] != expected) return false;
+    expected *= sizes[k];
+  }
+  return true;
+}
+
+void ArgValue::appendKey(std::string& key) const {
+  switch (kind) {
+    case Kind::kNone: key += 'N'; break;
+    case Kind::kTensor: appendRef(key, tensor); break;
+    case Kind::kTensorList:
+      key += 'L';
+      for (const auto& t : tensors) appendRef(key, t);
+      break;
+    case Kind::kScalar:
+    case Kind::kRng:
+      key += 'S';
+      key += std::to_string(scalar);
+      break;
+    case Kind::kBool: key += b ? "b1" : "b0"; break;
+    case Kind::kInt: key += 'i' + std::to_string(i); break;
+    case Kind::kDouble: {
+      key += 'd';
+      appendDouble(key, d);
+      break;
+    }
+    case Kind::kInts: appendInts(key, ints); break;
+    case Kind::kDoubles:
+      key += 'D';
+      for (double x : doubles) {
+        appendDouble(key, x);
+        key += ',';
+      }
+      break;
+    case Kind::kString: key += 's' + s; break;
+    case Kind::kDType: key += 't' + std::string(runtime::elementTypeName(dtype)); break;
+    case Kind::kOther: key += 'o'; break;
+  }
+  key += ';';
+}
+
+std::string OpCall::key() const {
+  std::string key = op;
+  key += '|';
+  for (const auto& a : args) a.appendKey(key);
+  key += '|';
+  for (const auto& t : arrays) key += t.str();
+  key += '|';
+  for (const auto& t : scalars) key += t.str();
+  key += '|';
+  for (const WriteTarget& w : writeBack) {
+    key += std::to_string(w.arg) + ":" + std::to_string(w.element) + ",";
+  }
+  return key;
+}
+
+}  // namespace torchtpu::ir

@@ -1,0 +1,99 @@
+// Python bindings of the torch-facing runtime controls (torchtpu._C): runtime
+// start-up, devices, generators, metrics, modes and the CPU fallback switch.
+#include <torch/extension.h>
+
+#include "aten/bridge.h"
+#include "aten/generator.h"
+#include "aten/storage.h"
+#include "exec/executor.h"
+#include "exec/metrics.h"
+#include "exec/runtime_state.h"
+#include "lower/lowering.h"
+#include "python/bindings.h"
+
+namespace py = pybind11;
+
+namespace torchtpu::python {
+namespace {
+
+aten::TpuGenerator* generatorOf(int device) {
+  return at::check_generator<aten::TpuGenerator>(aten::defaultGenerator(device));
+}
+
+py::dict metricsDict() {
+  auto& m = exec::metrics();
+  py::dict d;
+  d["compiles"] = m.compiles.load();
+  d["compile_seconds"] = m.compileNanos.load() / 1e9;
+  d["cache_hits"] = m.cacheHits.load();
+  d["launches"] = m.launches.load();
+  d["fallbacks"] = m.fallbacks();
+  d["host_to_device_bytes"] = m.hostToDeviceBytes.load();
+  d["device_to_host_bytes"] = m.deviceToHostBytes.load();
+  d["live_buffers"] = m.liveBuffers.load();
+  d["live_bytes"] = m.liveBytes.load();
+  d["peak_live_bytes"] = m.peakLiveBytes.load();
+  return d;
+}
+
+}  // namespace
+
+void bindTorch(py::module_& m) {
+  m.def(
+      "_init_runtime",
+      [](const std::string& path, const std::map<std::string, int64_t>& options) {
+        runtime::ClientOptions o;
+        for (const auto& [k, v] : options) o[k] = v;
+        exec::initRuntime(path, o);
+      },
+      py::arg("plugin_path"), py::arg("options"));
+  m.def("_runtime_initialized", &exec::runtimeInitialized);
+  m.def("_client", []() { return exec::client(); });
+  m.def("_device_count", []() { return static_cast<int>(aten::deviceCount()); });
+  m.def("_current_device", []() { return static_cast<int>(aten::currentDevice()); });
+  m.def("_set_device", [](int d) { aten::setCurrentDevice(static_cast<c10::DeviceIndex>(d)); });
+  m.def(
+      "_synchronize",
+      [](int device) {
+        py::gil_scoped_release release;
+        exec::synchronize(device);
+      },
+      py::arg("device") = -1);
+
+  m.def("_manual_seed", [](int device, uint64_t seed) {
+    auto* g = generatorOf(device);
+    std::lock_guard<std::mutex> lock(g->mutex_);
+    g->set_current_seed(seed);
+  });
+  m.def("_seed", [](int device) {
+    auto* g = generatorOf(device);
+    std::lock_guard<std::mutex> lock(g->mutex_);
+    return g->seed();
+  });
+  m.def("_initial_seed", [](int device) { return generatorOf(device)->current_seed(); });
+  m.def("_get_rng_state", [](int device) {
+    auto* g = generatorOf(device);
+    std::lock_guard<std::mutex> lock(g->mutex_);
+    return at::Tensor(g->get_state());
+  });
+  m.def("_set_rng_state", [](int device, const at::Tensor& state) {
+    auto* g = generatorOf(device);
+    std::lock_guard<std::mutex> lock(g->mutex_);
+    g->set_state(*state.contiguous().unsafeGetTensorImpl());
+  });
+  m.def("_default_generator", [](int device) { return aten::defaultGenerator(device); });
+
+  m.def("_metrics", &metricsDict);
+  m.def("_reset_metrics", []() { exec::metrics().reset(); });
+  m.def("_set_cpu_fallback", &aten::setCpuFallbackEnabled);
+  m.def("_cpu_fallback_enabled", &aten::cpuFallbackEnabled);
+  m.def("_set_launch_blocking", [](bool on) {
+    exec::setLaunchMode(on ? exec::LaunchMode::kLaunchBlocking : exec::LaunchMode::kStrict);
+  });
+  m.def("_lowered_ops", &lower::registeredOps);
+  m.def("_storage_materialized", [](const at::Tensor& t) {
+    return aten::deviceStorage(t).materialized();
+  });
+}
+
+}  // namespace torchtpu::python
