@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import os
 
-import torch
+
+def _autoload() -> None:
+    """Entry point for torch's device-backend autoload (``import torch`` alone).
+
+    Importing this package registers the device; the function itself has
+    nothing left to do. It is defined before ``import torch`` because that
+    import may run the autoload while this module is still initializing.
+    """
+
+
+import torch  # noqa: E402
 
 from torchtpu import _C  # noqa: I001 - loads the ATen kernels; needs torch first
 from torchtpu import device as _device_module
@@ -77,9 +87,7 @@ def _patch_printing() -> None:
     ts._tensor_str = _tensor_str
 
 
-def _autoload() -> None:
-    """Entry point for torch's device-backend autoload (``import torch`` alone)."""
-
 
 _register()
+_C._register_lowered_overrides()
 _patch_printing()

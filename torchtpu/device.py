@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -97,11 +98,28 @@ def get_device_name(device: Any = None) -> str:
     return f"{d.kind} ({c.platform_name} PJRT plugin)"
 
 
-def get_device_properties(device: Any = None) -> dict[str, Any]:
+@dataclasses.dataclass(frozen=True)
+class DeviceProperties:
+    """What ``torch.tpu.get_device_properties`` reports (as torch.cuda's does)."""
+
+    name: str
+    platform: str
+    id: int
+    total_memory: int  # bytes; 0 where the plugin does not say
+
+
+def get_device_properties(device: Any = None) -> DeviceProperties:
     _lazy_init()
     c = _plugin.client()
-    d = c.devices()[_index(device)]
-    return {"name": d.kind, "platform": c.platform_name, "id": d.id}
+    idx = _index(device)
+    d = c.devices()[idx]
+    stats = c.memory_stats(idx) or {}
+    return DeviceProperties(
+        name=d.kind,
+        platform=c.platform_name,
+        id=d.id,
+        total_memory=int(stats.get("bytes_limit", 0)),
+    )
 
 
 # ---- random numbers ----------------------------------------------------------
@@ -173,8 +191,13 @@ def max_memory_allocated(device: Any = None) -> int:
 
 
 def reset_peak_memory_stats(device: Any = None) -> None:
+    """Start counting the peak (``max_memory_allocated``) from what is allocated now."""
     _lazy_init()
-    _C._reset_metrics()
+    _C._reset_peak_memory()
+
+
+def empty_cache() -> None:
+    """Nothing to release: device buffers are freed when their last tensor goes."""
 
 
 def memory_stats(device: Any = None) -> dict[str, int]:

@@ -1,6 +1,17 @@
-"""Execution modes (per thread): "strict" (default) and "launch_blocking".
+"""Execution modes (per thread): "strict" (default), "launch_blocking" and "defer".
 
-``TORCHTPU_MODE`` sets the default of every thread.
+- ``strict``: each op is compiled (cached) and launched at once; launches are
+  asynchronous and errors surface at the op.
+- ``launch_blocking``: strict, and each op waits for its launch to finish (for
+  debugging: an error or a slow op shows at the line that caused it).
+- ``defer`` (DeferAndFuse): ops are recorded, not run; the recorded trace is
+  compiled as one fused program (cached by its structure) and run when a value
+  is needed on the host, at ``torchtpu.sync()``, where the op stream starts to
+  repeat (the next iteration of a loop), or when the trace is full.
+
+``TORCHTPU_MODE`` sets the default of every thread (read at import);
+``torchtpu.set_mode`` changes the current thread's mode and ``torchtpu.mode``
+changes it for a block.
 """
 
 from __future__ import annotations
@@ -12,46 +23,57 @@ from collections.abc import Iterator
 
 from torchtpu import _C
 
-MODES = ("strict", "launch_blocking")
+MODES: tuple[str, ...] = ("strict", "launch_blocking", "defer")
 MODE_ENV = "TORCHTPU_MODE"
 
 _local = threading.local()
 
 
-def _check(name: str) -> str:
-    if name not in MODES:
+def _check(name: object) -> str:
+    if not isinstance(name, str) or name not in MODES:
         raise ValueError(f"unknown torchtpu mode {name!r}; choose one of {', '.join(MODES)}")
     return name
 
 
-def _default() -> str:
-    return _check(os.environ.get(MODE_ENV, "strict"))
+def _read_default() -> str:
+    value = os.environ.get(MODE_ENV, "") or "strict"
+    if value not in MODES:
+        raise ValueError(
+            f"{MODE_ENV}={value!r} is not a torchtpu mode; choose one of {', '.join(MODES)}"
+        )
+    return value
+
+
+_default: str = _read_default()
+_C._set_mode(_default, True)
 
 
 def get_mode() -> str:
-    """The current thread's mode."""
-    mode = getattr(_local, "mode", None)
-    if mode is None:
-        mode = _default()
-        _apply(mode)
-    return mode
-
-
-def _apply(name: str) -> None:
-    _local.mode = name
-    _C._set_launch_blocking(name == "launch_blocking")
+    """The current thread's mode (for a thread that never chose one, the mode it
+    runs in: the one chosen most recently, see set_mode)."""
+    mode: str | None = getattr(_local, "mode", None)
+    return mode if mode is not None else str(_C._launch_mode())
 
 
 def set_mode(name: str) -> None:
-    """Set the current thread's mode."""
-    if getattr(_local, "mode", None) is not None:
+    """Set the current thread's mode (work launched so far is waited for first).
+
+    Threads that never chose a mode, such as autograd's backward workers, follow
+    the mode chosen most recently, so ``loss.backward()`` runs in the mode of
+    the thread that called it.
+    """
+    name = _check(name)
+    if name != get_mode():
         sync()
-    _apply(_check(name))
+    _local.mode = name
+    _C._set_mode(name, False)
+    _C._set_mode(name, True)
 
 
 @contextlib.contextmanager
 def mode(name: str) -> Iterator[None]:
     """Run a block in another mode: ``with torchtpu.mode("launch_blocking"):``."""
+    _check(name)
     prev = get_mode()
     set_mode(name)
     try:

@@ -14,9 +14,11 @@
 #include "aten/dtype.h"
 #include "aten/generator.h"
 #include "aten/storage.h"
+#include "aten/storage_resize.h"
 #include "exec/executor.h"
 #include "exec/metrics.h"
 #include "exec/runtime_state.h"
+#include "exec/trace.h"
 #include "lower/lowering.h"
 #include "runtime/error.h"
 
@@ -30,15 +32,19 @@ std::atomic<bool> fallbackEnabled{true};
 
 // How one schema return is produced.
 struct ReturnSpec {
-  enum class Kind { kNew, kNewList, kAliasArg, kNone } kind = Kind::kNone;
+  // kUndefined: an optional result PyTorch does not want (e.g. a gradient
+  // masked out of convolution_backward); the lowering's value is discarded.
+  enum class Kind { kNew, kNewList, kAliasArg, kUndefined, kNone } kind = Kind::kNone;
   int arg = -1;    // kAliasArg: the argument returned
   int count = 1;   // results it takes (list length for kNewList)
 };
 
 // What a cached call needs besides the compiled program.
 struct BridgeEntry {
-  std::shared_ptr<const exec::CompiledOp> compiled;
+  std::shared_ptr<const exec::CompiledOp> compiled;  // null until run in strict mode
   std::vector<ReturnSpec> returns;
+  std::vector<hlo::TensorType> results;
+  std::vector<ir::OpCall::WriteTarget> writeBack;
   std::string unsupported;  // non-empty: go straight to the CPU fallback
 };
 
@@ -63,6 +69,19 @@ c10::TypePtr unwrapOptional(const c10::TypePtr& t) {
 bool scalarsAreStatic(const std::string& op) {
   return op.rfind("aten::arange", 0) == 0 || op.rfind("aten::range", 0) == 0 ||
          op.rfind("aten::linspace", 0) == 0 || op.rfind("aten::logspace", 0) == 0;
+}
+
+// Random ops, some overloads of which have no Generator argument in their
+// schema: those draw from the default generator.
+bool needsImplicitRng(const std::string& op) {
+  const std::string base = op.substr(0, op.find('.'));
+  static const char* kRandom[] = {"aten::native_dropout", "aten::randperm", "aten::rand",
+                                  "aten::randn",          "aten::randint",  "aten::rand_like",
+                                  "aten::randn_like",     "aten::randint_like"};
+  for (const char* r : kRandom) {
+    if (base == r) return true;
+  }
+  return false;
 }
 
 std::vector<uint8_t> scalarBytes(const c10::Scalar& s, hlo::TensorType& type) {
@@ -106,24 +125,46 @@ class CallBuilder {
   ir::TensorRef tensor(const at::Tensor& t) {
     if (!t.defined()) return ir::TensorRef{};
     if (t.device().type() != c10::DeviceType::PrivateUse1) {
-      TORCH_CHECK(t.device().is_cpu() && t.dim() == 0,
+      // CPU scalars, and CPU index tensors (as PyTorch allows for CUDA), are uploaded.
+      TORCH_CHECK(t.device().is_cpu() && (t.dim() == 0 || cpuIndices_),
                   "Expected all tensors to be on the same device, but found at least two devices, ",
                   deviceName(), " and ", t.device(), "! (in ", call_.op, ")");
-      return uploadCpuScalar(t);
+      return uploadCpu(t);
     }
     noteDevice(t.device().index());
     ir::TensorRef ref = viewOf(t);
     exec::DeviceStorage* ds = &deviceStorage(t);
     int index = -1;
+    bool seen = false;  // the storage is already an array of another dtype
     for (size_t k = 0; k < storages_.size(); ++k) {
-      if (storages_[k] == ds) index = static_cast<int>(k);
+      if (storages_[k] != ds) continue;
+      seen = true;
+      if (call_.arrays[k].dtype == ref.dtype) index = static_cast<int>(k);
     }
     if (index < 0) {
       index = static_cast<int>(arrays_.size());
-      exec::ArrayPtr a = ds->materialize(ref.dtype);
-      call_.arrays.push_back(a->type());
+      // Deferred: a value of the current trace stays pending.
+      exec::PendingPtr pend = (deferred_ && !seen) ? ds->pending() : nullptr;
+      if (pend && pend->type.dtype != ref.dtype) pend = nullptr;
+      // A view of another dtype than the storage holds (view_as_real, ...)
+      // reinterprets the bytes; a second dtype in one call reads a copy.
+      exec::ArrayPtr a = pend ? nullptr : (seen ? ds->array() : storageArrayAs(*ds, ref.dtype));
+      if (seen && a) a = reinterpretArray(a, ref.dtype);
+      pendings_.push_back(pend);
+      if (pend) {
+        call_.arrays.push_back(pend->type);
+        call_.zeroArrays.push_back(false);
+      } else if (a) {
+        call_.arrays.push_back(a->type());
+        call_.zeroArrays.push_back(false);
+      } else {
+        // Uninitialized: the program makes the zeros, nothing is uploaded.
+        const int64_t n = static_cast<int64_t>(ds->nbytes() / runtime::elementByteSize(ref.dtype));
+        call_.arrays.emplace_back(ref.dtype, std::vector<int64_t>{n});
+        call_.zeroArrays.push_back(true);
+      }
       arrays_.push_back(std::move(a));
-      storages_.push_back(ds);
+      storages_.push_back(seen ? nullptr : ds);
     }
     ref.array = index;
     return ref;
@@ -172,6 +213,26 @@ class CallBuilder {
 
   int device() const { return device_ >= 0 ? device_ : currentDevice(); }
 
+  // Where each array comes from, for recording into a trace.
+  std::vector<exec::ArrayBinding> bindings() const {
+    std::vector<exec::ArrayBinding> out(arrays_.size());
+    for (size_t k = 0; k < arrays_.size(); ++k) {
+      if (k < pendings_.size() && pendings_[k]) {
+        out[k].kind = exec::ArrayBinding::Kind::kPending;
+        out[k].pending = pendings_[k];
+      } else if (arrays_[k]) {
+        out[k].kind = exec::ArrayBinding::Kind::kArray;
+        out[k].array = arrays_[k];
+      }
+    }
+    return out;
+  }
+
+  bool deferred_ = false;                 // recording into a trace
+  std::vector<exec::PendingPtr> pendings_;  // per array: its pending value, if any
+
+  bool cpuIndices_ = false;  // set while describing an "indices" argument
+
  private:
   std::string deviceName() const {
     return "tpu:" + std::to_string(device_ >= 0 ? device_ : currentDevice());
@@ -187,17 +248,21 @@ class CallBuilder {
                 "tpu:", device_, " and tpu:", index, "! (in ", call_.op, ")");
   }
 
-  ir::TensorRef uploadCpuScalar(const at::Tensor& t) {
+  ir::TensorRef uploadCpu(const at::Tensor& t) {
     ir::TensorRef ref;
     ref.dtype = requireElementType(t.scalar_type());
-    at::Tensor c = t.contiguous();
-    auto buffer = exec::client()->toDevice(c.data_ptr(), ref.dtype, {}, device());
+    at::Tensor c = t.resolve_conj().resolve_neg().contiguous();
+    ref.sizes.assign(c.sizes().begin(), c.sizes().end());
+    ref.strides.assign(c.strides().begin(), c.strides().end());
+    auto buffer = exec::client()->toDevice(c.data_ptr(), ref.dtype, ref.sizes, device());
     exec::metrics().hostToDeviceBytes += static_cast<int64_t>(c.nbytes());
     ref.array = static_cast<int>(arrays_.size());
     auto a = std::make_shared<exec::DeviceArray>(std::move(buffer));
     call_.arrays.push_back(a->type());
+    call_.zeroArrays.push_back(false);
     arrays_.push_back(std::move(a));
     storages_.push_back(nullptr);
+    pendings_.push_back(nullptr);
     return ref;
   }
 };
@@ -222,16 +287,27 @@ bool describeArgs(const c10::FunctionSchema& schema, const std::vector<c10::IVal
     const c10::TypePtr type = unwrapOptional(a.real_type());
     if (v.isNone()) {
       av.kind = Kind::kNone;
+    } else if (v.isTensor() && v.toTensor().defined() &&
+               v.toTensor().unsafeGetTensorImpl()->is_wrapped_number()) {
+      // A Python number PyTorch wrapped into a 0-d CPU tensor: a runtime
+      // scalar (no upload of its own, no recompile when it changes).
+      av.kind = Kind::kScalar;
+      av.scalar = b.scalar(v.toTensor().item());
     } else if (v.isTensor()) {
       av.kind = Kind::kTensor;
+      // The scalars of a _foreach_ op may be a CPU tensor (as PyTorch allows).
+      b.cpuIndices_ = a.name() == "scalars";
       av.tensor = b.tensor(v.toTensor());
+      b.cpuIndices_ = false;
     } else if (type->kind() == TypeKind::ListType) {
       const c10::TypePtr elem = unwrapOptional(type->castRaw<c10::ListType>()->getElementType());
       if (elem->kind() == TypeKind::TensorType) {
         av.kind = Kind::kTensorList;
+        b.cpuIndices_ = a.name() == "indices";
         for (const c10::IValue& e : v.toListRef()) {
           av.tensors.push_back(e.isTensor() ? b.tensor(e.toTensor()) : ir::TensorRef{});
         }
+        b.cpuIndices_ = false;
       } else if (elem->kind() == TypeKind::NumberType && !staticScalars) {
         std::vector<c10::Scalar> list;
         for (const c10::IValue& e : v.toListRef()) list.push_back(e.toScalar());
@@ -314,6 +390,16 @@ bool describeArgs(const c10::FunctionSchema& schema, const std::vector<c10::IVal
     }
     b.call_.args.push_back(std::move(av));
   }
+  // Random ops whose schema has no generator still draw from the default one.
+  bool hasRng = false;
+  for (const auto& a : b.call_.args) hasRng = hasRng || a.kind == Kind::kRng;
+  if (!hasRng && needsImplicitRng(b.call_.op)) {
+    ir::ArgValue av;
+    av.kind = Kind::kRng;
+    av.scalar = b.rng(std::nullopt);
+    b.call_.argNames.push_back("generator");
+    b.call_.args.push_back(std::move(av));
+  }
   return true;
 }
 
@@ -351,6 +437,10 @@ c10::IValue toMeta(const c10::IValue& v) {
     return out;
   }
   if (v.isGenerator()) return c10::IValue();
+  // Factory ops: create on meta, not on tpu (which would come back here).
+  if (v.isDevice() && v.toDevice().type() == c10::DeviceType::PrivateUse1) {
+    return c10::Device(c10::kMeta);
+  }
   return v;
 }
 
@@ -372,7 +462,11 @@ bool inferResults(const c10::OperatorHandle& op, const std::vector<c10::IValue>&
   try {
     op.callBoxed(&meta);
   } catch (const std::exception& e) {
-    why = std::string("meta kernel: ") + e.what();
+    const auto* ce = dynamic_cast<const c10::Error*>(&e);
+    std::string msg = ce != nullptr ? ce->what_without_backtrace() : e.what();
+    // Meta kernels written in Python append their traceback.
+    if (auto at = msg.find("\n\nAt:\n"); at != std::string::npos) msg.resize(at);
+    why = "meta kernel: " + msg;
     return false;
   }
   resized = false;
@@ -413,6 +507,10 @@ bool inferResults(const c10::OperatorHandle& op, const std::vector<c10::IValue>&
       spec.arg = alias;
       call.results.push_back(typeOf(m));
       call.writeBack.push_back({alias, -1});
+    } else if (alias < 0 && mv.isTensor() && !mv.toTensor().defined()) {
+      spec.kind = ReturnSpec::Kind::kUndefined;
+      call.results.emplace_back();
+      call.writeBack.push_back({ir::OpCall::kDiscard, -1});
     } else if (alias < 0 && mv.isTensor()) {
       spec.kind = ReturnSpec::Kind::kNew;
       call.results.push_back(typeOf(mv.toTensor()));
@@ -430,7 +528,33 @@ bool inferResults(const c10::OperatorHandle& op, const std::vector<c10::IValue>&
     }
     returns.push_back(spec);
   }
+  // Arguments written but not returned (batch norm's running statistics):
+  // extra results after the returns, written back into those arguments.
+  // native_batch_norm updates them in training without saying so in its schema.
+  const bool bnTraining = schema.name() == "aten::native_batch_norm" && args.size() > 5 &&
+                          args[5].isBool() && args[5].toBool();
+  for (size_t k = 0; k < schema.arguments().size(); ++k) {
+    const auto& a = schema.arguments()[k];
+    const bool written =
+        isWrite(a) || (bnTraining && (a.name() == "running_mean" || a.name() == "running_var"));
+    if (!written || !args[k].isTensor() || !args[k].toTensor().defined()) continue;
+    bool returned = false;
+    for (const auto& r : returns) returned = returned || (r.kind == ReturnSpec::Kind::kAliasArg && r.arg == static_cast<int>(k));
+    if (returned) continue;
+    call.results.push_back(typeOf(args[k].toTensor()));
+    call.writeBack.push_back({static_cast<int>(k), -1});
+  }
   return true;
+}
+
+at::Tensor newPendingTensor(const exec::PendingPtr& value, int device) {
+  c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, device));
+  at::Tensor t = at::detail::empty_generic(value->type.dims, tpuAllocator(),
+                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                           toScalarType(value->type.dtype),
+                                           c10::MemoryFormat::Contiguous);
+  deviceStorage(t).setPending(value);
+  return t;
 }
 
 at::Tensor newTensor(const exec::ArrayPtr& array, c10::ScalarType dtype, int device) {
@@ -443,12 +567,43 @@ at::Tensor newTensor(const exec::ArrayPtr& array, c10::ScalarType dtype, int dev
   return t;
 }
 
+// The same-device rule of lowered ops, for ops that run on the CPU: CPU
+// tensors may only be 0-d scalars or index tensors.
+void checkSameDevice(const c10::FunctionSchema& schema, const torch::jit::Stack& stack,
+                     const std::string& name) {
+  const size_t nargs = schema.arguments().size();
+  auto check = [&](const at::Tensor& t, const c10::Argument& a) {
+    if (!t.defined() || !t.device().is_cpu() || (t.dim() == 0 && !isWrite(a))) return;
+    if (a.name() == "indices" && !isWrite(a)) return;
+    TORCH_CHECK(false,
+                "Expected all tensors to be on the same device, but found at least two devices, "
+                "tpu:", currentDevice(), " and cpu! (argument '", a.name(), "' of ", name, ")");
+  };
+  for (size_t k = 0; k < nargs; ++k) {
+    const c10::IValue& v = stack[stack.size() - nargs + k];
+    const c10::Argument& a = schema.arguments()[k];
+    if (v.isTensor()) {
+      check(v.toTensor(), a);
+    } else if (v.isTensorList()) {
+      for (const at::Tensor& t : v.toTensorList()) check(t, a);
+    } else if (v.isOptionalTensorList()) {
+      for (const std::optional<at::Tensor>& t : v.toOptionalTensorList()) {
+        if (t.has_value()) check(*t, a);
+      }
+    }
+  }
+}
+
 void cpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack, const std::string& name,
                  const std::string& why) {
+  checkSameDevice(op.schema(), *stack, name);
   TORCH_CHECK_NOT_IMPLEMENTED(fallbackEnabled.load(), "torchtpu: ", name,
                               " has no tpu lowering (", why,
                               ") and the CPU fallback is off (torchtpu.set_cpu_fallback(True) or "
                               "TORCHTPU_CPU_FALLBACK=1 turns it on)");
+  // Run first: an error here is the user's (bad shapes, ...), not a fallback
+  // to warn about or count.
+  at::native::cpu_fallback(op, stack);
   static std::mutex mu;
   static std::set<std::string> warned;
   {
@@ -459,7 +614,6 @@ void cpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack, const 
     }
   }
   exec::metrics().addFallback(name);
-  at::native::cpu_fallback(op, stack);
 }
 
 }  // namespace
@@ -481,17 +635,21 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const size_t nargs = schema.arguments().size();
   if (lower::findLowering(name) == nullptr) return cpuFallback(op, stack, name, "no lowering");
 
+  const bool defer = exec::launchMode() == exec::LaunchMode::kDefer;
   std::vector<c10::IValue> args(stack->end() - nargs, stack->end());
   std::shared_ptr<const exec::CompiledOp> compiled;
   std::vector<ReturnSpec> returns;
   std::optional<CallBuilder> builder;
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  std::string key;
+  bool ready = false;
+  for (int attempt = 0; attempt < 2 && !ready; ++attempt) {
     builder.emplace(name);
+    builder->deferred_ = defer;
     std::string why;
     if (!describeArgs(schema, args, *builder, why)) return cpuFallback(op, stack, name, why);
     // The key holds everything but the results, which follow from it.
     ir::OpCall& call = builder->call_;
-    std::string key = call.key();
+    key = call.key();
     {
       std::lock_guard<std::mutex> lock(entryMu);
       auto it = entries().find(key);
@@ -501,19 +659,29 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
         }
         compiled = it->second.compiled;
         returns = it->second.returns;
-        exec::metrics().cacheHits += 1;
-        break;
+        call.results = it->second.results;
+        call.writeBack = it->second.writeBack;
+        if (defer || compiled) exec::metrics().cacheHits += 1;
+        ready = true;
       }
     }
-    bool resized = false;
-    if (!inferResults(op, args, call, returns, resized, why)) {
-      std::lock_guard<std::mutex> lock(entryMu);
-      entries()[key].unsupported = why;
-      return cpuFallback(op, stack, name, why);
+    if (!ready) {
+      bool resized = false;
+      if (!inferResults(op, args, call, returns, resized, why)) {
+        std::lock_guard<std::mutex> lock(entryMu);
+        entries()[key].unsupported = why;
+        return cpuFallback(op, stack, name, why);
+      }
+      if (resized) continue;  // out= arguments changed shape: describe again
     }
-    if (resized) continue;  // out= arguments changed shape: describe again
     try {
-      compiled = exec::compileOpCall(call, call.key());
+      if (defer) {
+        // Deferred ops compile as part of a trace; check the lowering here so
+        // that an op it cannot handle still falls back on its own.
+        if (!ready) (void)exec::buildOpProgram(call);
+      } else if (!compiled) {
+        compiled = exec::compileOpCall(call, key);
+      }
     } catch (const lower::LoweringError& e) {
       why = e.what();
     } catch (const std::invalid_argument& e) {
@@ -522,25 +690,49 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       rethrowRuntimeError(e, "compiling " + name);
     }
     std::lock_guard<std::mutex> lock(entryMu);
-    if (!compiled) {
+    if (!why.empty()) {
       entries()[key].unsupported = why;
       return cpuFallback(op, stack, name, why);
     }
-    entries()[key] = BridgeEntry{compiled, returns, ""};
-    break;
+    BridgeEntry& entry = entries()[key];
+    entry.returns = returns;
+    entry.results = call.results;
+    entry.writeBack = call.writeBack;
+    if (compiled) entry.compiled = compiled;
+    ready = true;
   }
-  TORCH_CHECK(compiled, "torchtpu: ", name, ": out= arguments kept changing shape");
+  TORCH_CHECK(ready, "torchtpu: ", name, ": out= arguments kept changing shape");
 
   CallBuilder& b = *builder;
-  exec::LaunchResult launched;
-  try {
-    launched = exec::launch(*compiled, b.arrays_, b.call_.scalars, b.scalars_, b.device());
-  } catch (const std::exception& e) {
-    rethrowRuntimeError(e, name);
-  }
-  for (size_t k = 0; k < compiled->program.updatedArrays.size(); ++k) {
-    exec::DeviceStorage* ds = b.storages_[compiled->program.updatedArrays[k]];
-    if (ds != nullptr) ds->setArray(launched.updatedArrays[k]);
+  std::vector<at::Tensor> newResults;
+  if (defer) {
+    exec::RecordedOutputs rec;
+    try {
+      rec = exec::recordOpCall(b.call_, key, b.bindings(), std::move(b.scalars_), b.device(),
+                               name);
+    } catch (const std::exception& e) {
+      rethrowRuntimeError(e, name);
+    }
+    const std::vector<int> order = exec::updatedArrayOrder(b.call_);
+    for (size_t k = 0; k < order.size(); ++k) {
+      exec::DeviceStorage* ds = b.storages_[order[k]];
+      if (ds != nullptr) ds->setPending(rec.updatedArrays[k]);
+    }
+    for (const auto& p : rec.newResults) newResults.push_back(newPendingTensor(p, b.device()));
+  } else {
+    exec::LaunchResult launched;
+    try {
+      launched = exec::launch(*compiled, b.arrays_, b.call_.scalars, b.scalars_, b.device());
+    } catch (const std::exception& e) {
+      rethrowRuntimeError(e, name);
+    }
+    for (size_t k = 0; k < compiled->program.updatedArrays.size(); ++k) {
+      exec::DeviceStorage* ds = b.storages_[compiled->program.updatedArrays[k]];
+      if (ds != nullptr) ds->setArray(launched.updatedArrays[k]);
+    }
+    for (const auto& array : launched.newResults) {
+      newResults.push_back(newTensor(array, toScalarType(array->type().dtype), b.device()));
+    }
   }
 
   torch::jit::drop(*stack, nargs);
@@ -550,22 +742,18 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       case ReturnSpec::Kind::kAliasArg:
         stack->push_back(args[r.arg]);
         break;
-      case ReturnSpec::Kind::kNew: {
-        const auto& t = compiled->results[next];
-        (void)t;
-        auto array = launched.newResults[next++];
-        stack->push_back(newTensor(array, toScalarType(array->type().dtype), b.device()));
+      case ReturnSpec::Kind::kNew:
+        stack->push_back(newResults[next++]);
         break;
-      }
       case ReturnSpec::Kind::kNewList: {
         c10::List<at::Tensor> list;
-        for (int e = 0; e < r.count; ++e) {
-          auto array = launched.newResults[next++];
-          list.push_back(newTensor(array, toScalarType(array->type().dtype), b.device()));
-        }
+        for (int e = 0; e < r.count; ++e) list.push_back(newResults[next++]);
         stack->push_back(std::move(list));
         break;
       }
+      case ReturnSpec::Kind::kUndefined:
+        stack->push_back(at::Tensor());
+        break;
       case ReturnSpec::Kind::kNone:
         break;
     }
@@ -601,6 +789,29 @@ exec::LaunchResult runInternal(const std::string& op, const std::vector<std::str
 
 void deviceCopy(const at::Tensor& dst, const at::Tensor& src) {
   CallBuilder b("torchtpu::copy");
+  if (exec::launchMode() == exec::LaunchMode::kDefer) {
+    // Recorded like any other op: the copy joins the trace.
+    b.deferred_ = true;
+    for (const auto& [name, t] : {std::pair<const char*, const at::Tensor*>{"self", &dst},
+                                  {"src", &src}}) {
+      b.call_.argNames.push_back(name);
+      ir::ArgValue av;
+      av.kind = Kind::kTensor;
+      av.tensor = b.tensor(*t);
+      b.call_.args.push_back(std::move(av));
+    }
+    b.call_.results.push_back(typeOf(dst));
+    b.call_.writeBack.push_back({0, -1});
+    const std::string key = b.call_.key();
+    exec::RecordedOutputs rec;
+    try {
+      rec = exec::recordOpCall(b.call_, key, b.bindings(), {}, b.device(), "copy_");
+    } catch (const std::exception& e) {
+      rethrowRuntimeError(e, "copy_");
+    }
+    if (b.storages_[0] != nullptr) b.storages_[0]->setPending(rec.updatedArrays[0]);
+    return;
+  }
   auto launched = runInternal("torchtpu::copy", {"self", "src"}, {dst, src}, true, b);
   b.storages_[0]->setArray(launched.updatedArrays[0]);
 }
@@ -608,6 +819,7 @@ void deviceCopy(const at::Tensor& dst, const at::Tensor& src) {
 exec::ArrayPtr denseArray(const at::Tensor& t) {
   exec::DeviceStorage& ds = deviceStorage(t);
   ir::TensorRef ref = viewOf(t);
+  storageArrayAs(ds, ref.dtype);
   exec::ArrayPtr array = ds.materialize(ref.dtype);
   if (ref.isWholeArray(array->type()) && array->type().dims == ref.sizes) return array;
   CallBuilder b("torchtpu::dense");

@@ -13,6 +13,10 @@ namespace torchtpu::aten {
 
 void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
+// Routes lowered ops that have a composite kernel to the bridge (see
+// lowered_overrides.cc). Returns how many were routed; call once at start-up.
+int registerLoweredOverrides();
+
 bool cpuFallbackEnabled();
 void setCpuFallbackEnabled(bool enabled);
 

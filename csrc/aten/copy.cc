@@ -19,6 +19,9 @@ bool isTpu(const at::Tensor& t) { return t.device().type() == c10::DeviceType::P
 at::Tensor toHost(const at::Tensor& src) {
   at::Tensor host = at::empty(src.sizes(), src.options().device(at::kCPU));
   if (src.numel() == 0) return host;
+  if (deviceStorage(src).state() == exec::DeviceStorage::State::kUninitialized) {
+    return host.zero_();  // never written: zeros
+  }
   try {
     exec::ArrayPtr array = denseArray(src);
     array->buffer().copyToHost(host.data_ptr(), host.nbytes());
@@ -33,7 +36,7 @@ at::Tensor toHost(const at::Tensor& src) {
 
 // Uploads a CPU tensor as a new dense array on `device`, as a tpu tensor.
 at::Tensor toDevice(const at::Tensor& src, c10::ScalarType dtype, int device) {
-  at::Tensor host = src.to(dtype).contiguous();
+  at::Tensor host = src.to(dtype).resolve_conj().resolve_neg().contiguous();
   c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, device));
   at::Tensor out = at::empty(host.sizes(), host.options().device(c10::DeviceType::PrivateUse1, device));
   if (host.numel() == 0) return out;
@@ -51,11 +54,40 @@ at::Tensor toDevice(const at::Tensor& src, c10::ScalarType dtype, int device) {
   return out;
 }
 
+// Whether `t` is its whole storage, dense and row-major: writing all of it
+// replaces the storage's array.
+bool isWholeStorage(const at::Tensor& t) {
+  return t.storage_offset() == 0 && t.is_contiguous() &&
+         static_cast<size_t>(t.numel()) * t.dtype().itemsize() == t.storage().nbytes();
+}
+
+// Uploads host tensor `src` (broadcast to dst's shape, converted to its dtype)
+// as the new array of dst's storage.
+void uploadWhole(const at::Tensor& dst, const at::Tensor& src) {
+  at::Tensor host =
+      src.to(dst.scalar_type()).resolve_conj().resolve_neg().expand(dst.sizes()).contiguous();
+  try {
+    const runtime::ElementType et = requireElementType(dst.scalar_type());
+    std::vector<int64_t> dims(host.sizes().begin(), host.sizes().end());
+    auto buffer = exec::client()->toDevice(host.data_ptr(), et, dims, dst.device().index());
+    deviceStorage(dst).setArray(std::make_shared<exec::DeviceArray>(std::move(buffer)));
+  } catch (const c10::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    rethrowRuntimeError(e, "copying a tensor to the device");
+  }
+  exec::metrics().hostToDeviceBytes += static_cast<int64_t>(host.nbytes());
+}
+
 at::Tensor copyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
   // `self` is the source.
   if (self.numel() == 0 || dst.numel() == 0) return dst;
   if (isTpu(self) && !isTpu(dst)) {
     dst.copy_(toHost(self));
+    return dst;
+  }
+  if (!isTpu(self) && isTpu(dst) && isWholeStorage(dst)) {
+    uploadWhole(dst, self);  // the common case (tensor.to("tpu")): one upload, no program
     return dst;
   }
   if (!isTpu(self) && isTpu(dst)) {

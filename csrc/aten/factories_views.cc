@@ -109,6 +109,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_", setEmpty);
 }
 
+// Composite kernels that would otherwise run first and end in ops that raise
+// for PrivateUse1 (convolution_overrideable): route them to the bridge.
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("convolution", torch::CppFunction::makeFromBoxedFunction<&torchtpu::aten::boxedKernel>());
+  m.impl("convolution_backward",
+         torch::CppFunction::makeFromBoxedFunction<&torchtpu::aten::boxedKernel>());
+}
+
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&torchtpu::aten::boxedKernel>());
 }

@@ -51,8 +51,9 @@ ir::TensorRef viewOf(const at::TensorBase& t) {
 c10::DeviceIndex currentDevice() { return tlsDevice; }
 
 void setCurrentDevice(c10::DeviceIndex index) {
-  TORCH_CHECK(index >= 0 && index < deviceCount(), "torchtpu: invalid device index ", index,
-              " (there are ", deviceCount(), " tpu devices)");
+  TORCH_CHECK(index >= 0 && index < deviceCount(), "torchtpu: invalid device index ",
+              static_cast<int>(index), " (there are ", static_cast<int>(deviceCount()),
+              " tpu devices)");
   tlsDevice = index;
 }
 

@@ -2,6 +2,7 @@
 
 #include <c10/util/Exception.h>
 
+#include "aten/bridge.h"
 #include "aten/storage.h"
 #include "exec/executor.h"
 #include "hlo/module.h"
@@ -29,7 +30,92 @@ std::string resizeProgram(const hlo::TensorType& old, int64_t newCount) {
   return module.toText();
 }
 
+using runtime::ElementType;
+
+ElementType componentType(ElementType t) {
+  return t == ElementType::kC128 ? ElementType::kF64 : ElementType::kF32;
+}
+
+// Reinterprets flat `x` (of a non-complex, non-pred type) as flat `to` (also
+// neither): same bytes, little-endian.
+hlo::Value bitcastFlat(hlo::Function& fn, hlo::Value x, ElementType to) {
+  const ElementType from = x.dtype();
+  if (from == to) return x;
+  const int64_t n = x.t().numElements();
+  const int64_t wf = static_cast<int64_t>(runtime::elementByteSize(from));
+  const int64_t wt = static_cast<int64_t>(runtime::elementByteSize(to));
+  if (wf == wt) return fn.bitcastConvert(x, to);
+  if (wf > wt) return fn.reshape(fn.bitcastConvert(x, to), {n * (wf / wt)});
+  return fn.bitcastConvert(fn.reshape(x, {n * wf / wt, wt / wf}), to);
+}
+
+std::string reinterpretProgram(const hlo::TensorType& old, ElementType to) {
+  hlo::Module module("reinterpret");
+  hlo::Function& fn = module.addFunction("main", {old}, true);
+  hlo::Value x = fn.param(0);
+  const int64_t oldWidth = static_cast<int64_t>(runtime::elementByteSize(old.dtype));
+  const int64_t newWidth = static_cast<int64_t>(runtime::elementByteSize(to));
+  const bool plain = !runtime::isComplex(old.dtype) && !runtime::isComplex(to) &&
+                     old.dtype != ElementType::kPred && to != ElementType::kPred;
+  if (plain && oldWidth == newWidth) {
+    fn.ret({fn.bitcastConvert(x, to)});  // keeps the array's shape
+    return module.toText();
+  }
+  const int64_t n = old.numElements();
+  x = fn.reshape(x, {n});
+  // To plain bits: complex -> (re, im) pairs of its component type, bool -> u8.
+  if (runtime::isComplex(old.dtype)) {
+    hlo::Value re = fn.reshape(fn.unary(hlo::UnaryOp::kReal, x), {n, 1});
+    hlo::Value im = fn.reshape(fn.unary(hlo::UnaryOp::kImag, x), {n, 1});
+    x = fn.reshape(fn.concatenate({re, im}, 1), {2 * n});
+  } else if (old.dtype == ElementType::kPred) {
+    x = fn.convert(x, ElementType::kU8);
+  }
+  // From plain bits to the new type.
+  if (runtime::isComplex(to)) {
+    x = bitcastFlat(fn, x, componentType(to));
+    const int64_t m = x.t().numElements() / 2;
+    x = fn.reshape(x, {m, 2});
+    hlo::Value re = fn.reshape(fn.slice(x, {0, 0}, {m, 1}), {m});
+    hlo::Value im = fn.reshape(fn.slice(x, {0, 1}, {m, 2}), {m});
+    x = fn.binary(hlo::BinaryOp::kComplex, re, im);
+  } else if (to == ElementType::kPred) {
+    x = bitcastFlat(fn, x, ElementType::kU8);
+    x = fn.compare(x, fn.constantInt(0, ElementType::kU8, x.dims()), hlo::ComparisonDirection::kNe);
+  } else {
+    x = bitcastFlat(fn, x, to);
+  }
+  fn.ret({x});
+  return module.toText();
+}
+
 }  // namespace
+
+exec::ArrayPtr reinterpretArray(const exec::ArrayPtr& array, ElementType dtype) {
+  const hlo::TensorType old = array->type();
+  if (old.dtype == dtype) return array;
+  const size_t bytes = static_cast<size_t>(old.numElements()) * runtime::elementByteSize(old.dtype);
+  const size_t width = runtime::elementByteSize(dtype);
+  TORCH_CHECK(bytes % width == 0, "torchtpu: cannot view a storage of ", bytes, " bytes (",
+              runtime::elementTypeName(old.dtype), ") as ", runtime::elementTypeName(dtype),
+              " elements of ", width, " bytes");
+  try {
+    return exec::runProgram(reinterpretProgram(old, dtype), {array}, array->device())[0];
+  } catch (const c10::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    rethrowRuntimeError(
+        e, std::string("viewing a storage as ") + std::string(runtime::elementTypeName(dtype)));
+  }
+}
+
+exec::ArrayPtr storageArrayAs(exec::DeviceStorage& storage, ElementType dtype) {
+  exec::ArrayPtr array = storage.array();
+  if (array == nullptr || array->type().dtype == dtype) return array;
+  exec::ArrayPtr out = reinterpretArray(array, dtype);
+  storage.setArray(out);
+  return out;
+}
 
 void resizeStorageBytes(const c10::Storage& storage, size_t nbytes) {
   exec::DeviceStorage& ds = deviceStorage(storage);
@@ -43,7 +129,14 @@ void resizeStorageBytes(const c10::Storage& storage, size_t nbytes) {
     TORCH_CHECK(nbytes % item == 0, "torchtpu: cannot resize a storage of ",
                 runtime::elementTypeName(old.dtype), " elements to ", nbytes, " bytes");
     const int64_t count = static_cast<int64_t>(nbytes / item);
-    auto out = exec::runProgram(resizeProgram(old, count), {array}, ds.device());
+    std::vector<exec::ArrayPtr> out;
+    try {
+      out = exec::runProgram(resizeProgram(old, count), {array}, ds.device());
+    } catch (const c10::Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      rethrowRuntimeError(e, "resizing a storage to " + std::to_string(nbytes) + " bytes");
+    }
     ds.resetForSize(nbytes);
     ds.setArray(out[0]);
   }

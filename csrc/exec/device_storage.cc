@@ -7,22 +7,54 @@
 
 namespace torchtpu::exec {
 
-bool DeviceStorage::materialized() const {
+void DeviceStorage::adoptResolved() const {
+  if (pending_ && pending_->resolved) {
+    array_ = pending_->resolved;
+    pending_.reset();
+  }
+}
+
+DeviceStorage::State DeviceStorage::state() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return array_ != nullptr;
+  adoptResolved();
+  if (pending_) return State::kPending;
+  return array_ ? State::kMaterialized : State::kUninitialized;
 }
 
 ArrayPtr DeviceStorage::array() const {
+  PendingPtr p;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    adoptResolved();
+    if (!pending_) return array_;
+    p = pending_;
+  }
+  resolvePending(p);
   std::lock_guard<std::mutex> lock(mu_);
+  adoptResolved();
   return array_;
+}
+
+PendingPtr DeviceStorage::pending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  adoptResolved();
+  return pending_;
 }
 
 void DeviceStorage::setArray(ArrayPtr array) {
   std::lock_guard<std::mutex> lock(mu_);
   array_ = std::move(array);
+  pending_.reset();
+}
+
+void DeviceStorage::setPending(PendingPtr value) {
+  std::lock_guard<std::mutex> lock(mu_);
+  array_.reset();
+  pending_ = std::move(value);
 }
 
 ArrayPtr DeviceStorage::materialize(runtime::ElementType dtype) {
+  if (ArrayPtr a = array()) return a;
   std::lock_guard<std::mutex> lock(mu_);
   if (array_) return array_;
   const size_t item = runtime::elementByteSize(dtype);
@@ -37,6 +69,7 @@ void DeviceStorage::resetForSize(size_t nbytes) {
   std::lock_guard<std::mutex> lock(mu_);
   nbytes_ = nbytes;
   array_.reset();
+  pending_.reset();
 }
 
 }  // namespace torchtpu::exec

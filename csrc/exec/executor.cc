@@ -8,6 +8,7 @@
 
 #include "exec/metrics.h"
 #include "exec/runtime_state.h"
+#include "exec/trace.h"
 #include "runtime/client.h"
 
 namespace torchtpu::exec {
@@ -93,7 +94,9 @@ LaunchResult launch(const CompiledOp& op, const std::vector<ArrayPtr>& arrays,
   }
   std::vector<const runtime::Buffer*> args;
   args.reserve(arrays.size() + scalars.size());
-  for (const ArrayPtr& a : arrays) args.push_back(&a->buffer());
+  for (const ArrayPtr& a : arrays) {
+    if (a) args.push_back(&a->buffer());  // null: created as zeros in the program
+  }
   for (const runtime::Buffer& b : scalarBuffers) args.push_back(&b);
 
   runtime::ExecuteOptions opts;
@@ -142,6 +145,7 @@ std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<Arra
 }
 
 void synchronize(int device) {
+  flushTraces("sync");
   std::deque<std::pair<int, runtime::Event>> mine;
   {
     std::lock_guard<std::mutex> lock(pendingMu);

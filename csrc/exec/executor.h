@@ -33,7 +33,8 @@ struct LaunchResult {
   std::vector<ArrayPtr> updatedArrays;  // parallel to program.updatedArrays
 };
 
-// Runs a compiled op on `device` with the call's arrays and scalars.
+// Runs a compiled op on `device` with the call's arrays (null for arrays the
+// program creates as zeros) and scalars.
 LaunchResult launch(const CompiledOp& op, const std::vector<ArrayPtr>& arrays,
                     const std::vector<hlo::TensorType>& scalarTypes,
                     const std::vector<HostScalar>& scalars, int device);

@@ -12,6 +12,16 @@ void Metrics::addFallback(const std::string& op) {
   ++fallbacks_[op];
 }
 
+void Metrics::addFlush(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++flushes_[reason];
+}
+
+std::map<std::string, int64_t> Metrics::flushes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return flushes_;
+}
+
 std::map<std::string, int64_t> Metrics::fallbacks() const {
   std::lock_guard<std::mutex> lock(mu_);
   return fallbacks_;
@@ -32,8 +42,11 @@ void Metrics::reset() {
   hostToDeviceBytes = 0;
   deviceToHostBytes = 0;
   peakLiveBytes = liveBytes.load();
+  fusedOps = 0;
+  recompiles = 0;
   std::lock_guard<std::mutex> lock(mu_);
   fallbacks_.clear();
+  flushes_.clear();
 }
 
 }  // namespace torchtpu::exec

@@ -19,6 +19,11 @@ struct Metrics {
   std::atomic<int64_t> liveBuffers{0};
   std::atomic<int64_t> liveBytes{0};
   std::atomic<int64_t> peakLiveBytes{0};
+  std::atomic<int64_t> fusedOps{0};    // ops run inside fused (deferred) programs
+  std::atomic<int64_t> recompiles{0};  // fused programs compiled after the first
+
+  void addFlush(const std::string& reason);
+  std::map<std::string, int64_t> flushes() const;
 
   void addFallback(const std::string& op);
   std::map<std::string, int64_t> fallbacks() const;
@@ -28,6 +33,7 @@ struct Metrics {
  private:
   mutable std::mutex mu_;
   std::map<std::string, int64_t> fallbacks_;
+  std::map<std::string, int64_t> flushes_;
 };
 
 Metrics& metrics();

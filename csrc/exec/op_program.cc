@@ -29,29 +29,50 @@ Value fitResult(hlo::Function& fn, Value v, const TensorType& want, const std::s
   return v;
 }
 
+ir::OpCall::WriteTarget targetOf(const ir::OpCall& call, size_t j) {
+  return j < call.writeBack.size() ? call.writeBack[j] : ir::OpCall::WriteTarget{};
+}
+
+const ir::TensorRef& targetRef(const ir::OpCall& call, const ir::OpCall::WriteTarget& t) {
+  const ir::ArgValue& arg = call.args[t.arg];
+  return t.element < 0 ? arg.tensor : arg.tensors[t.element];
+}
+
 }  // namespace
 
-OpProgram buildOpProgram(const ir::OpCall& call) {
+Value zeros(hlo::Function& fn, const TensorType& t) {
+  return t.dtype == runtime::ElementType::kPred || runtime::isInteger(t.dtype)
+             ? fn.constantInt(0, t.dtype, t.dims)
+             : fn.constant(0, t.dtype, t.dims);
+}
+
+std::vector<int> updatedArrayOrder(const ir::OpCall& call) {
+  std::vector<int> out;
+  for (size_t j = 0; j < call.results.size(); ++j) {
+    const auto t = targetOf(call, j);
+    if (t.arg < 0) continue;
+    const int a = targetRef(call, t).array;
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  }
+  return out;
+}
+
+EmittedOp emitOpCall(hlo::Function& fn, const ir::OpCall& call, const std::vector<Value>& arrays,
+                     const std::vector<Value>& scalars) {
   const lower::LowerFn* lowering = lower::findLowering(call.op);
   if (lowering == nullptr) throw lower::LoweringError(call.op + ": no lowering");
-
-  std::vector<TensorType> params = call.arrays;
-  params.insert(params.end(), call.scalars.begin(), call.scalars.end());
-  hlo::Module module("op");
-  hlo::Function& fn = module.addFunction("main", params, /*isPublic=*/true);
-  const int numArrays = static_cast<int>(call.arrays.size());
 
   std::vector<std::vector<Value>> values(call.args.size());
   for (size_t k = 0; k < call.args.size(); ++k) {
     const ir::ArgValue& a = call.args[k];
     if (a.kind == Kind::kTensor && a.tensor.present()) {
-      values[k].push_back(lower::readView(fn, fn.param(a.tensor.array), a.tensor));
+      values[k].push_back(lower::readView(fn, arrays[a.tensor.array], a.tensor));
     } else if (a.kind == Kind::kTensorList) {
       for (const auto& t : a.tensors) {
-        if (t.present()) values[k].push_back(lower::readView(fn, fn.param(t.array), t));
+        if (t.present()) values[k].push_back(lower::readView(fn, arrays[t.array], t));
       }
     } else if (a.kind == Kind::kScalar || a.kind == Kind::kRng) {
-      values[k].push_back(fn.param(numArrays + a.scalar));
+      values[k].push_back(scalars[a.scalar]);
     }
   }
 
@@ -63,32 +84,53 @@ OpProgram buildOpProgram(const ir::OpCall& call) {
                                std::to_string(call.results.size()));
   }
 
-  OpProgram program;
-  std::vector<Value> outputs;
-  std::vector<Value> arrays;
-  for (int a = 0; a < numArrays; ++a) arrays.push_back(fn.param(a));
-  // New results first (all of them), then the updated arrays.
+  EmittedOp out;
+  std::vector<Value> current = arrays;
   for (size_t j = 0; j < results.size(); ++j) {
-    const bool isNew = j >= call.writeBack.size() || call.writeBack[j].arg < 0;
-    if (isNew) {
-      outputs.push_back(fitResult(fn, results[j], call.results[j], call.op, j));
-      ++program.numNewResults;
-    }
-  }
-  for (size_t j = 0; j < call.writeBack.size() && j < results.size(); ++j) {
-    const ir::OpCall::WriteTarget target = call.writeBack[j];
-    if (target.arg < 0) continue;
+    const auto target = targetOf(call, j);
+    if (target.arg == ir::OpCall::kDiscard) continue;
     Value r = fitResult(fn, results[j], call.results[j], call.op, j);
-    const ir::ArgValue& arg = call.args[target.arg];
-    const ir::TensorRef& ref = target.element < 0 ? arg.tensor : arg.tensors[target.element];
-    if (r.dtype() != ref.dtype) r = fn.convert(r, ref.dtype);
-    arrays[ref.array] = lower::writeView(fn, arrays[ref.array], ref, r);
-    if (std::find(program.updatedArrays.begin(), program.updatedArrays.end(), ref.array) ==
-        program.updatedArrays.end()) {
-      program.updatedArrays.push_back(ref.array);
+    if (target.arg < 0) {
+      out.newResults.push_back(r);
+      continue;
     }
+    const ir::TensorRef& ref = targetRef(call, target);
+    if (r.dtype() != ref.dtype) r = fn.convert(r, ref.dtype);
+    current[ref.array] = lower::writeView(fn, current[ref.array], ref, r);
   }
-  for (int a : program.updatedArrays) outputs.push_back(arrays[a]);
+  out.updatedArrays = updatedArrayOrder(call);
+  for (int a : out.updatedArrays) out.updatedValues.push_back(current[a]);
+  return out;
+}
+
+OpProgram buildOpProgram(const ir::OpCall& call) {
+  const int numArrays = static_cast<int>(call.arrays.size());
+  auto isZero = [&](int a) {
+    return a < static_cast<int>(call.zeroArrays.size()) && call.zeroArrays[a];
+  };
+  std::vector<TensorType> params;
+  for (int a = 0; a < numArrays; ++a) {
+    if (!isZero(a)) params.push_back(call.arrays[a]);
+  }
+  const int numArrayParams = static_cast<int>(params.size());
+  params.insert(params.end(), call.scalars.begin(), call.scalars.end());
+  hlo::Module module("op");
+  hlo::Function& fn = module.addFunction("main", params, /*isPublic=*/true);
+  std::vector<Value> arrays;
+  for (int a = 0, p = 0; a < numArrays; ++a) {
+    arrays.push_back(isZero(a) ? zeros(fn, call.arrays[a]) : fn.param(p++));
+  }
+  std::vector<Value> scalars;
+  for (size_t k = 0; k < call.scalars.size(); ++k) {
+    scalars.push_back(fn.param(numArrayParams + static_cast<int>(k)));
+  }
+
+  EmittedOp emitted = emitOpCall(fn, call, arrays, scalars);
+  OpProgram program;
+  std::vector<Value> outputs = emitted.newResults;
+  outputs.insert(outputs.end(), emitted.updatedValues.begin(), emitted.updatedValues.end());
+  program.numNewResults = static_cast<int>(emitted.newResults.size());
+  program.updatedArrays = emitted.updatedArrays;
   fn.ret(outputs);
   for (const Value& v : outputs) program.outputTypes.push_back(v.t());
   program.text = module.toText();

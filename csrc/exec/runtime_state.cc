@@ -1,6 +1,8 @@
 #include "exec/runtime_state.h"
 
+#include <atomic>
 #include <mutex>
+#include <optional>
 
 #include "runtime/error.h"
 
@@ -9,7 +11,8 @@ namespace {
 
 std::mutex mu;
 std::shared_ptr<runtime::Client> theClient;
-thread_local LaunchMode tlsMode = LaunchMode::kStrict;
+std::atomic<LaunchMode> defaultMode{LaunchMode::kStrict};
+thread_local std::optional<LaunchMode> tlsMode;  // unset: the default
 
 }  // namespace
 
@@ -40,7 +43,8 @@ const std::shared_ptr<runtime::Client>& client() {
   return theClient;
 }
 
-LaunchMode launchMode() { return tlsMode; }
+LaunchMode launchMode() { return tlsMode.value_or(defaultMode.load()); }
 void setLaunchMode(LaunchMode mode) { tlsMode = mode; }
+void setDefaultLaunchMode(LaunchMode mode) { defaultMode = mode; }
 
 }  // namespace torchtpu::exec

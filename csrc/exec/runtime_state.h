@@ -16,8 +16,10 @@ bool runtimeInitialized();
 const std::shared_ptr<runtime::Client>& client();
 
 // Execution modes that change how ops launch.
-enum class LaunchMode { kStrict, kLaunchBlocking };
+enum class LaunchMode { kStrict, kLaunchBlocking, kDefer };
 LaunchMode launchMode();
 void setLaunchMode(LaunchMode mode);  // per thread
+// The mode of threads that have not set one (TORCHTPU_MODE).
+void setDefaultLaunchMode(LaunchMode mode);
 
 }  // namespace torchtpu::exec

@@ -94,7 +94,10 @@ std::string OpCall::key() const {
   key += '|';
   for (const auto& a : args) a.appendKey(key);
   key += '|';
-  for (const auto& t : arrays) key += t.str();
+  for (size_t k = 0; k < arrays.size(); ++k) {
+    key += arrays[k].str();
+    if (k < zeroArrays.size() && zeroArrays[k]) key += '0';
+  }
   key += '|';
   for (const auto& t : scalars) key += t.str();
   key += '|';

@@ -66,6 +66,9 @@ struct OpCall {
   std::vector<std::string> argNames;  // schema names, parallel to args
   std::vector<ArgValue> args;
   std::vector<hlo::TensorType> arrays;   // storage arrays: the program's first parameters
+  // Per array: true for an uninitialized storage, which the program creates
+  // as zeros instead of taking it as a parameter (no host upload).
+  std::vector<bool> zeroArrays;
   std::vector<hlo::TensorType> scalars;  // runtime scalars: the following parameters
   // Result types PyTorch expects (from its meta functions), one per tensor
   // return of the schema.
@@ -73,6 +76,7 @@ struct OpCall {
   // For result i: where it goes. arg == -1: a new array. Else the mutable
   // argument whose view receives it (in-place and out= ops); `element` picks
   // the tensor of a mutable tensor list (-1 for a single tensor).
+  static constexpr int kDiscard = -2;  // WriteTarget::arg of a result nobody wants
   struct WriteTarget {
     int arg = -1;
     int element = -1;

@@ -68,10 +68,16 @@ const ir::ArgValue& LowerCtx::get(std::string_view name,
 }
 
 Value LowerCtx::tensor(std::string_view name) const {
-  get(name, {Kind::kTensor});
+  // A Python number in a Tensor slot (a wrapped number) arrives as a scalar.
+  get(name, {Kind::kTensor, Kind::kScalar});
   const auto& v = values_[index(name)];
   if (v.empty()) fail("tensor argument '" + std::string(name) + "' is absent");
   return v[0];
+}
+
+bool LowerCtx::isScalarArg(std::string_view name) const {
+  const ir::ArgValue* a = find(name);
+  return a != nullptr && a->kind == Kind::kScalar;
 }
 
 std::optional<Value> LowerCtx::optTensor(std::string_view name) const {

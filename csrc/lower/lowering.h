@@ -35,7 +35,11 @@ class LowerCtx {
   // when the argument is missing or of another kind.
   bool has(std::string_view name) const;
   bool isNone(std::string_view name) const;  // absent optional (or missing)
+  // A Tensor argument. A Python number PyTorch wrapped as a 0-d tensor
+  // arrives as a 0-d scalar value (f64 / i64 / i1 / complex<f64>); check
+  // isScalarArg() where type promotion must treat it as a number.
   Value tensor(std::string_view name) const;
+  bool isScalarArg(std::string_view name) const;
   std::optional<Value> optTensor(std::string_view name) const;
   std::vector<Value> tensors(std::string_view name) const;                // Tensor[]
   std::vector<std::optional<Value>> optTensors(std::string_view name) const;  // Tensor?[]

@@ -52,6 +52,11 @@ void checkDtype(const Value& array, const ir::TensorRef& ref) {
 
 Value readView(hlo::Function& fn, Value array, const ir::TensorRef& ref) {
   checkDtype(array, ref);
+  if (ref.numel() == 0) {
+    return ref.dtype == ElementType::kPred || runtime::isInteger(ref.dtype)
+               ? fn.constantInt(0, ref.dtype, ref.sizes)
+               : fn.constant(0, ref.dtype, ref.sizes);
+  }
   if (ref.isWholeArray(array.t())) {
     return array.dims() == ref.sizes ? array : fn.reshape(array, ref.sizes);
   }
@@ -70,6 +75,7 @@ Value readView(hlo::Function& fn, Value array, const ir::TensorRef& ref) {
 
 Value writeView(hlo::Function& fn, Value array, const ir::TensorRef& ref, Value value) {
   checkDtype(array, ref);
+  if (ref.numel() == 0) return array;
   if (ref.isWholeArray(array.t())) {
     return value.dims() == array.dims() ? value : fn.reshape(value, array.dims());
   }

@@ -8,6 +8,7 @@
 #include "exec/executor.h"
 #include "exec/metrics.h"
 #include "exec/runtime_state.h"
+#include "exec/trace.h"
 #include "lower/lowering.h"
 #include "python/bindings.h"
 
@@ -33,6 +34,9 @@ py::dict metricsDict() {
   d["live_buffers"] = m.liveBuffers.load();
   d["live_bytes"] = m.liveBytes.load();
   d["peak_live_bytes"] = m.peakLiveBytes.load();
+  d["flushes"] = m.flushes();
+  d["fused_ops"] = m.fusedOps.load();
+  d["recompiles"] = m.recompiles.load();
   return d;
 }
 
@@ -85,12 +89,48 @@ void bindTorch(py::module_& m) {
 
   m.def("_metrics", &metricsDict);
   m.def("_reset_metrics", []() { exec::metrics().reset(); });
+  m.def("_reset_peak_memory", []() {
+    auto& m = exec::metrics();
+    m.peakLiveBytes = m.liveBytes.load();
+  });
   m.def("_set_cpu_fallback", &aten::setCpuFallbackEnabled);
   m.def("_cpu_fallback_enabled", &aten::cpuFallbackEnabled);
-  m.def("_set_launch_blocking", [](bool on) {
-    exec::setLaunchMode(on ? exec::LaunchMode::kLaunchBlocking : exec::LaunchMode::kStrict);
+  m.def("_flush", [](const std::string& reason) { exec::flushTraces(reason); });
+  m.def("_pending_ops", &exec::pendingOps);
+  // Modes by name: this thread's (`is_default` false) or every thread's default.
+  m.def(
+      "_set_mode",
+      [](const std::string& name, bool isDefault) {
+        exec::LaunchMode mode;
+        if (name == "strict") {
+          mode = exec::LaunchMode::kStrict;
+        } else if (name == "launch_blocking") {
+          mode = exec::LaunchMode::kLaunchBlocking;
+        } else if (name == "defer") {
+          mode = exec::LaunchMode::kDefer;
+        } else {
+          throw py::value_error("unknown torchtpu mode '" + name + "'");
+        }
+        if (isDefault) {
+          exec::setDefaultLaunchMode(mode);
+        } else {
+          exec::setLaunchMode(mode);
+        }
+      },
+      py::arg("name"), py::arg("is_default") = false);
+  m.def("_launch_mode", []() -> std::string {
+    switch (exec::launchMode()) {
+      case exec::LaunchMode::kStrict:
+        return "strict";
+      case exec::LaunchMode::kLaunchBlocking:
+        return "launch_blocking";
+      case exec::LaunchMode::kDefer:
+        return "defer";
+    }
+    return "unknown";
   });
   m.def("_lowered_ops", &lower::registeredOps);
+  m.def("_register_lowered_overrides", &aten::registerLoweredOverrides);
   m.def("_storage_materialized", [](const at::Tensor& t) {
     return aten::deviceStorage(t).materialized();
   });

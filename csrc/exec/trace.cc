@@ -1,0 +1,348 @@
+#include "exec/trace.h"
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <unordered_map>
+
+#include "exec/metrics.h"
+#include "exec/op_program.h"
+#include "exec/runtime_state.h"
+#include "hlo/module.h"
+#include "lower/lowering.h"
+#include "runtime/client.h"
+
+namespace torchtpu::exec {
+namespace {
+
+struct Node {
+  ir::OpCall call;
+  std::string key;
+  std::string where;
+  // Per call array: -1 - p for trace input p, value id >= 0, or kZeroBinding.
+  std::vector<int> arrays;
+  int firstScalar = 0;       // the call's scalars are trace scalars [first, first + n)
+  std::vector<int> outputs;  // value ids: new results, then updated arrays
+};
+
+constexpr int kZeroBinding = -1000000000;
+
+struct Trace {
+  uint64_t id = 0;
+  int device = 0;
+  std::vector<ArrayPtr> inputs;
+  std::unordered_map<const DeviceArray*, int> inputIndex;
+  std::vector<hlo::TensorType> scalarTypes;
+  std::vector<HostScalar> scalars;
+  std::vector<Node> nodes;
+  std::vector<std::weak_ptr<PendingValue>> values;
+  std::vector<hlo::TensorType> valueTypes;
+};
+
+struct FusedProgram {
+  std::shared_ptr<runtime::Executable> exe;
+  std::vector<int> outputs;  // value ids returned, in order
+};
+
+std::recursive_mutex mu;
+uint64_t nextTraceId = 1;
+std::map<int, Trace>& traces() {
+  static auto* t = new std::map<int, Trace>();
+  return *t;
+}
+std::unordered_map<std::string, std::shared_ptr<const FusedProgram>>& programCache() {
+  static auto* c = new std::unordered_map<std::string, std::shared_ptr<const FusedProgram>>();
+  return *c;
+}
+
+Trace& traceFor(int device) {
+  Trace& t = traces()[device];
+  if (t.id == 0) {
+    t.id = nextTraceId++;
+    t.device = device;
+  }
+  return t;
+}
+
+// The structural key of a trace: its ops, their wiring, the live outputs and
+// the donated inputs.
+std::string traceKey(const Trace& t, const std::vector<int>& outputs,
+                     const std::vector<std::pair<int, int>>& donations) {
+  std::string key;
+  key.reserve(t.nodes.size() * 160);
+  for (const auto& in : t.inputs) key += in->type().str() + ",";
+  key += '|';
+  for (const Node& n : t.nodes) {
+    key += n.key;
+    key += '<';
+    for (int a : n.arrays) key += std::to_string(a) + ",";
+    key += '>';
+  }
+  key += '|';
+  for (int v : outputs) key += std::to_string(v) + ",";
+  key += '|';
+  for (auto [p, o] : donations) key += std::to_string(p) + ":" + std::to_string(o) + ",";
+  return key;
+}
+
+// Emits nodes [0, upTo) into fn; returns the value of each trace value id.
+std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo) {
+  std::vector<hlo::Value> values(t.values.size());
+  const int numInputs = static_cast<int>(t.inputs.size());
+  for (size_t n = 0; n < upTo; ++n) {
+    const Node& node = t.nodes[n];
+    std::vector<hlo::Value> arrays;
+    for (size_t k = 0; k < node.arrays.size(); ++k) {
+      const int b = node.arrays[k];
+      if (b == kZeroBinding) {
+        arrays.push_back(zeros(fn, node.call.arrays[k]));
+      } else if (b < 0) {
+        arrays.push_back(fn.param(-1 - b));
+      } else {
+        arrays.push_back(values[b]);
+      }
+    }
+    std::vector<hlo::Value> scalars;
+    for (size_t k = 0; k < node.call.scalars.size(); ++k) {
+      scalars.push_back(fn.param(numInputs + node.firstScalar + static_cast<int>(k)));
+    }
+    EmittedOp e = emitOpCall(fn, node.call, arrays, scalars);
+    size_t o = 0;
+    for (const auto& v : e.newResults) values[node.outputs[o++]] = v;
+    for (const auto& v : e.updatedValues) values[node.outputs[o++]] = v;
+  }
+  return values;
+}
+
+std::vector<hlo::TensorType> paramTypes(const Trace& t) {
+  std::vector<hlo::TensorType> params;
+  for (const auto& in : t.inputs) params.push_back(in->type());
+  params.insert(params.end(), t.scalarTypes.begin(), t.scalarTypes.end());
+  return params;
+}
+
+// Finds the recorded op whose program does not compile, for the message.
+std::string blame(const Trace& t) {
+  for (size_t n = 1; n <= t.nodes.size(); ++n) {
+    try {
+      hlo::Module m("probe");
+      hlo::Function& fn = m.addFunction("main", paramTypes(t), true);
+      std::vector<hlo::Value> values = emitNodes(fn, t, n);
+      const Node& node = t.nodes[n - 1];
+      std::vector<hlo::Value> outs;
+      for (int v : node.outputs) outs.push_back(values[v]);
+      fn.ret(outs);
+      client()->compile(m.toText());
+    } catch (const std::exception& e) {
+      return t.nodes[n - 1].where + ": " + e.what();
+    }
+  }
+  return "";
+}
+
+void flushLocked(Trace& t, const std::string& reason) {
+  if (t.nodes.empty()) return;
+  // Live values: still referenced by a storage (or anything else).
+  std::vector<int> outputs;
+  std::vector<PendingPtr> live;
+  for (size_t v = 0; v < t.values.size(); ++v) {
+    if (PendingPtr p = t.values[v].lock()) {
+      outputs.push_back(static_cast<int>(v));
+      live.push_back(std::move(p));
+    }
+  }
+  // Donation: inputs that only the trace still holds give their buffer to an
+  // output of the same type.
+  std::vector<std::pair<int, int>> donations;
+  std::vector<bool> taken(outputs.size(), false);
+  for (size_t p = 0; p < t.inputs.size(); ++p) {
+    if (t.inputs[p].use_count() != 1) continue;
+    const hlo::TensorType type = t.inputs[p]->type();
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      if (!taken[o] && t.valueTypes[outputs[o]] == type) {
+        taken[o] = true;
+        donations.emplace_back(static_cast<int>(p), static_cast<int>(o));
+        break;
+      }
+    }
+  }
+
+  const std::string key = traceKey(t, outputs, donations);
+  std::shared_ptr<const FusedProgram> program;
+  if (auto it = programCache().find(key); it != programCache().end()) {
+    program = it->second;
+    metrics().cacheHits += 1;
+  } else {
+    auto fused = std::make_shared<FusedProgram>();
+    fused->outputs = outputs;
+    hlo::Module module("fused");
+    hlo::Function& fn = module.addFunction("main", paramTypes(t), true);
+    std::vector<hlo::Value> values = emitNodes(fn, t, t.nodes.size());
+    std::vector<hlo::Value> outs;
+    for (int v : outputs) outs.push_back(values[v]);
+    fn.ret(outs);
+    for (auto [p, o] : donations) fn.aliasParamToOutput(p, o);
+    const std::string text = module.toText();
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      fused->exe = client()->compile(text);
+    } catch (const std::exception& e) {
+      const std::string culprit = blame(t);
+      t.nodes.clear();
+      t.values.clear();
+      t.valueTypes.clear();
+      t.inputs.clear();
+      t.inputIndex.clear();
+      t.scalars.clear();
+      t.scalarTypes.clear();
+      throw runtime::Error(runtime::ErrorCode::kInternal,
+                           "a fused program failed to compile" +
+                               (culprit.empty() ? std::string(": ") + e.what()
+                                                : "; the op that fails is " + culprit));
+    }
+    const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - t0)
+                           .count();
+    metrics().compiles += 1;
+    metrics().compileNanos += nanos;
+    if (!programCache().empty()) metrics().recompiles += 1;
+    if (nanos > 2e9) {
+      std::fprintf(stderr, "torchtpu: compiling a fused program of %zu ops took %.1f s\n",
+                   t.nodes.size(), nanos / 1e9);
+    }
+    programCache()[key] = fused;
+    program = fused;
+  }
+
+  // Launch.
+  const auto& c = client();
+  std::vector<runtime::Buffer> scalarBuffers;
+  scalarBuffers.reserve(t.scalars.size());
+  for (size_t k = 0; k < t.scalars.size(); ++k) {
+    scalarBuffers.push_back(
+        c->toDevice(t.scalars[k].data(), t.scalarTypes[k].dtype, t.scalarTypes[k].dims, t.device));
+    metrics().hostToDeviceBytes += static_cast<int64_t>(t.scalars[k].size());
+  }
+  std::vector<const runtime::Buffer*> args;
+  for (const auto& in : t.inputs) args.push_back(&in->buffer());
+  for (const auto& b : scalarBuffers) args.push_back(&b);
+  runtime::ExecuteOptions opts;
+  opts.device = t.device;
+  runtime::ExecuteResult r = program->exe->execute(args, opts);
+  metrics().launches += 1;
+  metrics().addFlush(reason);
+  metrics().fusedOps += static_cast<int64_t>(t.nodes.size());
+  if (launchMode() == LaunchMode::kLaunchBlocking) r.done.await();
+  for (size_t o = 0; o < live.size(); ++o) {
+    live[o]->resolved = std::make_shared<DeviceArray>(std::move(r.outputs[o]));
+  }
+
+  t.nodes.clear();
+  t.values.clear();
+  t.valueTypes.clear();
+  t.inputs.clear();
+  t.inputIndex.clear();
+  t.scalars.clear();
+  t.scalarTypes.clear();
+  t.id = nextTraceId++;
+}
+
+}  // namespace
+
+void resolvePending(const PendingPtr& value) {
+  std::lock_guard<std::recursive_mutex> lock(mu);
+  if (value->resolved) return;
+  auto it = traces().find(value->device);
+  if (it == traces().end() || it->second.id != value->trace) {
+    throw runtime::Error(runtime::ErrorCode::kInternal,
+                         "a deferred value was lost (its trace is gone)");
+  }
+  flushLocked(it->second, "value needed");
+}
+
+RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
+                             std::vector<ArrayBinding> arrays, std::vector<HostScalar> scalars,
+                             int device, const std::string& where) {
+  std::lock_guard<std::recursive_mutex> lock(mu);
+  Trace* t = &traceFor(device);
+  // Cut where the op stream starts to repeat (a loop's next iteration), or
+  // when the trace is full.
+  if (!t->nodes.empty() && (t->nodes.size() >= kMaxTraceOps ||
+                            (t->nodes.size() >= kMinLoopOps && key == t->nodes.front().key))) {
+    flushLocked(*t, t->nodes.size() >= kMaxTraceOps ? "size limit" : "loop");
+  }
+  Node node;
+  node.call = call;
+  node.key = key;
+  node.where = where;
+  for (size_t k = 0; k < arrays.size(); ++k) {
+    ArrayBinding& b = arrays[k];
+    if (b.kind == ArrayBinding::Kind::kPending && b.pending->resolved) {
+      b.kind = ArrayBinding::Kind::kArray;
+      b.array = b.pending->resolved;
+    }
+    switch (b.kind) {
+      case ArrayBinding::Kind::kZero:
+        node.arrays.push_back(kZeroBinding);
+        break;
+      case ArrayBinding::Kind::kPending:
+        if (b.pending->trace != t->id) {
+          // From another device's trace: compute it first.
+          resolvePending(b.pending);
+          b.array = b.pending->resolved;
+        } else {
+          node.arrays.push_back(b.pending->id);
+          break;
+        }
+        [[fallthrough]];
+      case ArrayBinding::Kind::kArray: {
+        auto [it, inserted] =
+            t->inputIndex.emplace(b.array.get(), static_cast<int>(t->inputs.size()));
+        if (inserted) t->inputs.push_back(b.array);
+        node.arrays.push_back(-1 - it->second);
+        break;
+      }
+    }
+  }
+  node.firstScalar = static_cast<int>(t->scalars.size());
+  for (size_t k = 0; k < scalars.size(); ++k) {
+    t->scalars.push_back(std::move(scalars[k]));
+    t->scalarTypes.push_back(call.scalars[k]);
+  }
+
+  RecordedOutputs out;
+  auto newValue = [&](const hlo::TensorType& type) {
+    auto p = std::make_shared<PendingValue>();
+    p->type = type;
+    p->trace = t->id;
+    p->id = static_cast<int>(t->values.size());
+    p->device = device;
+    t->values.push_back(p);
+    t->valueTypes.push_back(type);
+    node.outputs.push_back(p->id);
+    return p;
+  };
+  for (size_t j = 0; j < call.results.size(); ++j) {
+    if (j >= call.writeBack.size() || call.writeBack[j].arg == -1) {
+      out.newResults.push_back(newValue(call.results[j]));
+    }
+  }
+  for (int a : updatedArrayOrder(call)) out.updatedArrays.push_back(newValue(call.arrays[a]));
+  t->nodes.push_back(std::move(node));
+  return out;
+}
+
+void flushTraces(const std::string& reason) {
+  std::lock_guard<std::recursive_mutex> lock(mu);
+  for (auto& [device, t] : traces()) flushLocked(t, reason);
+}
+
+size_t pendingOps() {
+  std::lock_guard<std::recursive_mutex> lock(mu);
+  size_t n = 0;
+  for (const auto& [device, t] : traces()) n += t.nodes.size();
+  return n;
+}
+
+}  // namespace torchtpu::exec

@@ -1,0 +1,52 @@
+// DeferAndFuse: op calls recorded into a trace instead of launched, then cut
+// and compiled as one program (cached by the trace's structure) when a value
+// is needed. Only values that a storage still references become outputs;
+// inputs whose storage was overwritten are donated to outputs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "exec/device_array.h"
+#include "exec/executor.h"
+#include "exec/pending_value.h"
+#include "ir/op_call.h"
+
+namespace torchtpu::exec {
+
+// Where a recorded call's array k comes from.
+struct ArrayBinding {
+  enum class Kind { kArray, kPending, kZero } kind = Kind::kZero;
+  ArrayPtr array;      // kArray
+  PendingPtr pending;  // kPending (a value of the current trace)
+};
+
+struct RecordedOutputs {
+  std::vector<PendingPtr> newResults;
+  std::vector<PendingPtr> updatedArrays;  // parallel to updatedArrayOrder(call)
+};
+
+// Records `call` into the current trace of `device` (flushing first where
+// the op stream starts to repeat or the trace is full). `where` describes the
+// user's op for error messages (op, shapes).
+RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
+                             std::vector<ArrayBinding> arrays, std::vector<HostScalar> scalars,
+                             int device, const std::string& where);
+
+// Runs everything recorded (all devices). `reason` is counted in metrics.
+void flushTraces(const std::string& reason);
+
+// Number of ops recorded and not yet flushed.
+size_t pendingOps();
+
+// Ops recorded per trace before a forced flush.
+inline constexpr size_t kMaxTraceOps = 4000;
+// The loop detector cuts a trace of at least this many ops where its first op
+// comes again: the cut points of a periodic op stream then repeat, so every
+// cut-off program is the same cached one, while short bodies (a chain of
+// elementwise ops in a Python loop) still fuse many iterations together.
+inline constexpr size_t kMinLoopOps = 128;
+
+}  // namespace torchtpu::exec

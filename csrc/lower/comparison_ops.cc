@@ -1,0 +1,52 @@
+// eq / ne / lt / le / gt / ge: operands promote to their common type
+// (PyTorch's result_type, Python scalars included) and broadcast; the result
+// is bool (the bridge casts it for in-place and out= forms). Float
+// comparisons are IEEE: NaN compares unequal to everything.
+#include "lower/elementwise_math.h"
+
+namespace torchtpu::lower {
+namespace {
+
+using Dir = hlo::ComparisonDirection;
+
+template <Dir D>
+std::vector<Value> lowerCompare(LowerCtx& c) {
+  // No opmath here: compare in the common type itself.
+  ew::Prepared p = ew::prepare(c.fn, {ew::operand(c, "self"), ew::operand(c, "other")},
+                               ew::Promote::kNone, /*opmath=*/false);
+  return {c.fn.compare(p.values[0], p.values[1], D)};
+}
+
+#define TORCHTPU_COMPARE(NAME, DIR)                                                         \
+  const Registrar k_##NAME(                                                                 \
+      {"aten::" #NAME ".Tensor", "aten::" #NAME ".Scalar", "aten::" #NAME ".Tensor_out",    \
+       "aten::" #NAME ".Scalar_out", "aten::" #NAME "_.Tensor", "aten::" #NAME "_.Scalar"}, \
+      lowerCompare<DIR>);
+TORCHTPU_COMPARE(eq, Dir::kEq)
+TORCHTPU_COMPARE(ne, Dir::kNe)
+TORCHTPU_COMPARE(lt, Dir::kLt)
+TORCHTPU_COMPARE(le, Dir::kLe)
+TORCHTPU_COMPARE(gt, Dir::kGt)
+TORCHTPU_COMPARE(ge, Dir::kGe)
+#undef TORCHTPU_COMPARE
+
+// isclose (CompositeImplicitAutograd in PyTorch; registered in case it arrives):
+// |a - b| <= atol + rtol * |b|, exact equality (infinities), optional NaN == NaN.
+const Registrar kIsClose({"aten::isclose"}, [](LowerCtx& c) -> std::vector<Value> {
+  ew::Prepared p = ew::prepare(c.fn, {ew::operand(c, "self"), ew::operand(c, "other")});
+  Value a = p.values[0], b = p.values[1];
+  Value eq = c.fn.compare(a, b, Dir::kEq);
+  if (!ew::isFloat(p.compute)) return {eq};
+  Value tol = c.fn.add(ew::splat(c.fn, c.d("atol"), a),
+                       c.fn.multiply(ew::splat(c.fn, c.d("rtol"), a), c.fn.abs(b)));
+  Value close = c.fn.compare(c.fn.abs(c.fn.subtract(a, b)), tol, Dir::kLe);
+  Value r = c.fn.binary(hlo::BinaryOp::kOr, eq, close);
+  if (c.b("equal_nan")) {
+    r = c.fn.binary(hlo::BinaryOp::kOr, r,
+                    c.fn.binary(hlo::BinaryOp::kAnd, ew::isNan(c.fn, a), ew::isNan(c.fn, b)));
+  }
+  return {r};
+});
+
+}  // namespace
+}  // namespace torchtpu::lower

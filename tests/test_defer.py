@@ -1,0 +1,147 @@
+"""DeferAndFuse: recorded ops, fused programs, flushes, donation, no recompiles."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+import torchtpu
+from torchtpu import _C
+
+
+def counters() -> dict:
+    return torchtpu.metrics.counters()
+
+
+def test_ops_are_recorded_until_a_value_is_needed() -> None:
+    x = torch.randn(4, 5).to("tpu")
+    ref = x.cpu()
+    torchtpu.metrics.reset()
+    with torchtpu.mode("defer"):
+        y = x * 2 + 1
+        z = torch.relu(y).sum(dim=0)
+        assert _C._pending_ops() >= 3
+        assert counters()["launches"] == 0
+        out = z.cpu()
+        assert _C._pending_ops() == 0
+    torch.testing.assert_close(out, torch.relu(ref * 2 + 1).sum(dim=0))
+    c = counters()
+    assert c["flushes"] == {"value needed": 1}
+    assert c["fused_ops"] >= 3
+    assert c["launches"] == 1
+
+
+def test_item_bool_and_print_flush() -> None:
+    with torchtpu.mode("defer"):
+        x = torch.arange(6.0).to("tpu") * 3
+        assert x.sum().item() == 45.0
+        assert bool((x > 14).any())
+        assert "15." in str(x)
+
+
+def test_sync_flushes_and_intermediates_never_become_outputs() -> None:
+    x = torch.randn(256, 256).to("tpu")
+    torchtpu.sync()
+    torchtpu.metrics.reset()
+    base = counters()["live_buffers"]
+    with torchtpu.mode("defer"):
+        y = x
+        for _ in range(10):
+            y = torch.tanh(y * 1.01 + 0.5)
+        torchtpu.sync()
+        assert counters()["flushes"] == {"sync": 1}
+        # Only y is new: the nine intermediates never existed as buffers.
+        assert counters()["live_buffers"] == base + 1
+        expected = x.cpu()
+        for _ in range(10):
+            expected = torch.tanh(expected * 1.01 + 0.5)
+        torch.testing.assert_close(y.cpu(), expected)
+
+
+def test_views_and_inplace_match_strict() -> None:
+    def work(device: str) -> torch.Tensor:
+        x = torch.arange(24.0).reshape(4, 6).to(device)
+        x[:, 1] += 1
+        y = x.t()
+        y.mul_(2)
+        x[1:3].copy_(torch.full((2, 6), -1.0).to(device))
+        z = x.view(6, 4)
+        z[0].fill_(5)
+        return x.cpu()
+
+    with torchtpu.mode("defer"):
+        got = work("tpu")
+    torch.testing.assert_close(got, work("cpu"))
+
+
+def make_model() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.LayerNorm(32), nn.Linear(32, 4))
+
+
+def test_training_loop_settles_into_one_cached_program_per_step() -> None:
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(16, 16, generator=g)
+    y = torch.randint(0, 4, (16,), generator=g)
+
+    def train(device: str, steps: int) -> list[float]:
+        model = make_model().to(device)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        xs, ys = x.to(device), y.to(device)
+        losses = []
+        for step in range(steps):
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(model(xs), ys)
+            loss.backward()
+            opt.step()
+            sched.step()  # the learning rate changes: a program input, not a constant
+            losses.append(loss.item())
+            if step == 3:
+                torchtpu.metrics.reset()
+        return losses
+
+    cpu = train("cpu", 10)
+    with torchtpu.mode("defer"):
+        tpu = train("tpu", 10)
+    torch.testing.assert_close(torch.tensor(tpu), torch.tensor(cpu), rtol=1e-4, atol=1e-5)
+    c = counters()
+    assert c["compiles"] == 0, c  # after warm-up nothing compiles
+    assert c["recompiles"] == 0, c
+    assert c["launches"] == 6, c  # one fused program per step
+    assert c["fallbacks"] == {}
+
+
+def test_loop_without_host_reads_is_cut_where_it_repeats() -> None:
+    x = torch.randn(8, 8).to("tpu")
+    w = torch.randn(8, 8).to("tpu") / 4
+    with torchtpu.mode("defer"):
+        for _ in range(300):
+            x = torch.tanh(x @ w)
+        torchtpu.metrics.reset()
+        for _ in range(300):
+            x = torch.tanh(x @ w)
+        torchtpu.sync()
+    c = counters()
+    assert c["flushes"].get("loop", 0) >= 4, c
+    assert c["compiles"] <= 1, c  # at most the final partial trace is new
+
+
+def test_parameters_updated_in_place_are_donated() -> None:
+    model = make_model().to("tpu")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x = torch.randn(16, 16).to("tpu")
+    with torchtpu.mode("defer"):
+        for _ in range(3):
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+            torchtpu.sync()
+        live = counters()["live_bytes"]
+        for _ in range(3):
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+            torchtpu.sync()
+        # A step neither leaks nor keeps a second copy of the parameters.
+        assert counters()["live_bytes"] == live
