@@ -19,7 +19,7 @@ DEPS := torch==2.13.0 numpy lammps-jax-pjrt-cpu==0.11.2 xla-cpu-pjrt==0.0.1 \
 .PHONY: run test setup build cpp-test py-test format lint clean
 
 run: build
-	$(PY) examples/demo.py
+	$(PY) examples/train.py
 
 test: build cpp-test py-test
 

@@ -1,7 +1,8 @@
-"""The main job: train a small MLP classifier on synthetic data on "tpu", then
-run the same training on the CPU and show that the loss curves match.
+"""The main job: train a small GPT-style model on "tpu" in DeferAndFuse mode,
+on a text corpus generated on the spot, then sample from it; finally, replay
+the first steps on the CPU and show that the loss curves match.
 
-    python examples/train.py [--steps N] [--mode strict|launch_blocking]
+    python examples/train.py [--steps 300] [--mode defer|strict|launch_blocking]
 """
 
 from __future__ import annotations
@@ -9,100 +10,110 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import torch
-from torch import nn
 
-import torchtpu
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import make_corpus  # noqa: E402
+from gpt import GPT, GPTConfig  # noqa: E402
 
-
-def make_data(n: int, dim: int, classes: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Points around one random centre per class."""
-    g = torch.Generator().manual_seed(seed)
-    centres = torch.randn(classes, dim, generator=g) * 2.0
-    labels = torch.randint(0, classes, (n,), generator=g)
-    points = centres[labels] + torch.randn(n, dim, generator=g)
-    return points, labels
+import torchtpu  # noqa: E402
 
 
-def make_model(dim: int, classes: int, seed: int) -> nn.Module:
-    torch.manual_seed(seed)
-    return nn.Sequential(
-        nn.Linear(dim, 128),
-        nn.GELU(),
-        nn.LayerNorm(128),
-        nn.Linear(128, 128),
-        nn.ReLU(),
-        nn.Linear(128, classes),
-    )
+class Data:
+    def __init__(self, text: str, context: int, batch: int, seed: int) -> None:
+        self.chars = sorted(set(text))
+        self.index = {c: i for i, c in enumerate(self.chars)}
+        self.ids = torch.tensor([self.index[c] for c in text], dtype=torch.long)
+        self.context, self.batch = context, batch
+        self.gen = torch.Generator().manual_seed(seed)
+
+    def next(self) -> tuple[torch.Tensor, torch.Tensor]:
+        starts = torch.randint(
+            0, len(self.ids) - self.context - 1, (self.batch,), generator=self.gen
+        )
+        x = torch.stack([self.ids[s : s + self.context] for s in starts])
+        y = torch.stack([self.ids[s + 1 : s + 1 + self.context] for s in starts])
+        return x, y
+
+    def decode(self, ids: list[int]) -> str:
+        return "".join(self.chars[i] for i in ids)
 
 
-def progress(step: int, total: int, loss: float, rate: float) -> None:
-    width = 30
-    done = int(width * step / total)
-    bar = "#" * done + "." * (width - done)
-    sys.stdout.write(f"\r[{bar}] {step:4d}/{total} loss {loss:7.4f} {rate:7.1f} steps/s")
-    sys.stdout.flush()
-
-
-def train(device: str, steps: int, batch: int, show: bool) -> list[float]:
-    dim, classes = 32, 10
-    x_all, y_all = make_data(batch * 8, dim, classes, seed=0)
-    model = make_model(dim, classes, seed=1).to(device)
+def train(device: str, steps: int, cfg: GPTConfig, batch: int, show: bool) -> list[float]:
+    torch.manual_seed(0)
+    data = Data(make_corpus(), cfg.context, batch, seed=1)
+    model = GPT(cfg).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
-    loss_fn = nn.CrossEntropyLoss()
     losses: list[float] = []
     t0 = time.perf_counter()
+    tokens = 0
     for step in range(steps):
-        i = (step % 8) * batch
-        x = x_all[i : i + batch].to(device)
-        y = y_all[i : i + batch].to(device)
+        x, y = data.next()
+        x, y = x.to(device), y.to(device)
         opt.zero_grad()
-        loss = loss_fn(model(x), y)
+        loss = model.loss(x, y)
         loss.backward()
         opt.step()
         losses.append(loss.item())
-        if show and (step % 5 == 0 or step == steps - 1):
-            progress(step + 1, steps, losses[-1], (step + 1) / (time.perf_counter() - t0))
+        tokens += x.numel()
+        if show and (step % 10 == 0 or step == steps - 1):
+            rate = tokens / (time.perf_counter() - t0)
+            done = int(30 * (step + 1) / steps)
+            sys.stdout.write(
+                f"\r[{'#' * done}{'.' * (30 - done)}] step {step + 1:4d}/{steps} "
+                f"loss {losses[-1]:.3f}  {rate:8.0f} tokens/s"
+            )
+            sys.stdout.flush()
     if show:
         sys.stdout.write("\n")
+        model.eval()
+        prompt = data.ids[: cfg.context].view(1, -1).to(device)
+        out = model.generate(prompt, 120)[0].tolist()
+        print(f"prompt: {data.decode(out[: cfg.context])!r}")
+        print(f"sample: {data.decode(out[cfg.context :])!r}")
     return losses
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--mode", default=torchtpu.get_mode())
+    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--mode", default="defer")
+    parser.add_argument("--compare-steps", type=int, default=20, help="steps replayed on the CPU")
     args = parser.parse_args()
 
+    cfg = GPTConfig(vocab=len(set(make_corpus())), context=64, dim=128, heads=4, layers=2)
     info = torchtpu.info()
-    print(f"torchtpu {torchtpu.__version__} on {torch.tpu.get_device_name()}")
-    print(f"plugin {info.path} (PJRT API {info.api_version[0]}.{info.api_version[1]})")
-    print(f"mode {args.mode}; training a {args.steps}-step MLP on tpu")
+    print(f"torchtpu {torchtpu.__version__}, device: {torch.tpu.get_device_name()}")
+    print(f"plugin: {info.path} (PJRT API {info.api_version[0]}.{info.api_version[1]})")
+    print(
+        f"mode {args.mode}: GPT with {cfg.layers} layers, dim {cfg.dim}, context {cfg.context}, "
+        f"batch {args.batch}, {args.steps} steps"
+    )
     torchtpu.set_mode(args.mode)
     torchtpu.metrics.reset()
     t0 = time.perf_counter()
-    tpu_losses = train("tpu", args.steps, args.batch, show=True)
-    tpu_time = time.perf_counter() - t0
-
-    print("the same run on the CPU, for comparison ...")
-    t0 = time.perf_counter()
-    cpu_losses = train("cpu", args.steps, args.batch, show=False)
-    cpu_time = time.perf_counter() - t0
-
-    diff = max(abs(a - b) for a, b in zip(tpu_losses, cpu_losses, strict=True))
-    print(f"\n{'step':>6} {'tpu loss':>10} {'cpu loss':>10}")
-    for s in sorted({0, 1, 2, args.steps // 4, args.steps // 2, args.steps - 1}):
-        print(f"{s:>6} {tpu_losses[s]:>10.5f} {cpu_losses[s]:>10.5f}")
-    print(f"max |tpu - cpu| loss difference over {args.steps} steps: {diff:.2e}")
-    print(f"time: tpu {tpu_time:.1f} s, cpu {cpu_time:.1f} s\n")
+    losses = train("tpu", args.steps, cfg, args.batch, show=True)
+    elapsed = time.perf_counter() - t0
+    print(f"trained in {elapsed:.1f} s; loss {losses[0]:.3f} -> {losses[-1]:.3f}\n")
     print(torchtpu.metrics.report())
     fallbacks = torchtpu.metrics.counters()["fallbacks"]
     if fallbacks:
         print(f"note: {len(fallbacks)} op(s) ran on the CPU through the fallback (listed above)")
-    if diff > 1e-3:
-        sys.exit("the tpu loss curve does not match the CPU one")
+
+    n = min(args.compare_steps, args.steps)
+    if n > 0:
+        print(f"\nreplaying the first {n} steps on the CPU ...")
+        torchtpu.set_mode("strict")
+        cpu = train("cpu", n, cfg, args.batch, show=False)
+        diff = max(abs(a - b) for a, b in zip(losses[:n], cpu, strict=True))
+        for s in sorted({0, n // 2, n - 1}):
+            print(f"  step {s:3d}: tpu {losses[s]:.5f}  cpu {cpu[s]:.5f}")
+        print(f"max |tpu - cpu| loss difference over {n} steps: {diff:.2e}")
+        if diff > 1e-3:
+            sys.exit("the tpu loss curve does not match the CPU one")
 
 
 if __name__ == "__main__":

@@ -20,9 +20,11 @@ def _autoload() -> None:
 
 import torch  # noqa: E402
 
-from torchtpu import _C  # noqa: I001 - loads the ATen kernels; needs torch first
+from torchtpu import (
+    _C,  # noqa: I001 - loads the ATen kernels; needs torch first
+    metrics,
+)
 from torchtpu import device as _device_module
-from torchtpu import metrics
 from torchtpu._plugin import PluginInfo, client, info, resolve
 from torchtpu.modes import get_mode, mode, set_mode, sync
 
@@ -85,7 +87,6 @@ def _patch_printing() -> None:
 
     _tensor_str._torchtpu = True  # type: ignore[attr-defined]
     ts._tensor_str = _tensor_str
-
 
 
 _register()

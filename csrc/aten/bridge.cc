@@ -35,8 +35,8 @@ struct ReturnSpec {
   // kUndefined: an optional result PyTorch does not want (e.g. a gradient
   // masked out of convolution_backward); the lowering's value is discarded.
   enum class Kind { kNew, kNewList, kAliasArg, kUndefined, kNone } kind = Kind::kNone;
-  int arg = -1;    // kAliasArg: the argument returned
-  int count = 1;   // results it takes (list length for kNewList)
+  int arg = -1;   // kAliasArg: the argument returned
+  int count = 1;  // results it takes (list length for kNewList)
 };
 
 // What a cached call needs besides the compiled program.
@@ -75,8 +75,8 @@ bool scalarsAreStatic(const std::string& op) {
 // schema: those draw from the default generator.
 bool needsImplicitRng(const std::string& op) {
   const std::string base = op.substr(0, op.find('.'));
-  static const char* kRandom[] = {"aten::native_dropout", "aten::randperm", "aten::rand",
-                                  "aten::randn",          "aten::randint",  "aten::rand_like",
+  static const char* kRandom[] = {"aten::native_dropout", "aten::randperm",    "aten::rand",
+                                  "aten::randn",          "aten::randint",     "aten::rand_like",
                                   "aten::randn_like",     "aten::randint_like"};
   for (const char* r : kRandom) {
     if (base == r) return true;
@@ -228,7 +228,7 @@ class CallBuilder {
     return out;
   }
 
-  bool deferred_ = false;                 // recording into a trace
+  bool deferred_ = false;                   // recording into a trace
   std::vector<exec::PendingPtr> pendings_;  // per array: its pending value, if any
 
   bool cpuIndices_ = false;  // set while describing an "indices" argument
@@ -245,7 +245,8 @@ class CallBuilder {
     }
     TORCH_CHECK(device_ == index,
                 "Expected all tensors to be on the same device, but found at least two devices, "
-                "tpu:", device_, " and tpu:", index, "! (in ", call_.op, ")");
+                "tpu:",
+                device_, " and tpu:", index, "! (in ", call_.op, ")");
   }
 
   ir::TensorRef uploadCpu(const at::Tensor& t) {
@@ -274,7 +275,8 @@ bool describeArgs(const c10::FunctionSchema& schema, const std::vector<c10::IVal
   const bool staticScalars = scalarsAreStatic(b.call_.op);
   // Find the device first so CPU scalars and generators know where to go.
   for (const auto& v : args) {
-    if (v.isTensor() && v.toTensor().defined() && v.toTensor().device().type() == c10::DeviceType::PrivateUse1) {
+    if (v.isTensor() && v.toTensor().defined() &&
+        v.toTensor().device().type() == c10::DeviceType::PrivateUse1) {
       b.tensor(v.toTensor());
       break;
     }
@@ -539,7 +541,9 @@ bool inferResults(const c10::OperatorHandle& op, const std::vector<c10::IValue>&
         isWrite(a) || (bnTraining && (a.name() == "running_mean" || a.name() == "running_var"));
     if (!written || !args[k].isTensor() || !args[k].toTensor().defined()) continue;
     bool returned = false;
-    for (const auto& r : returns) returned = returned || (r.kind == ReturnSpec::Kind::kAliasArg && r.arg == static_cast<int>(k));
+    for (const auto& r : returns)
+      returned =
+          returned || (r.kind == ReturnSpec::Kind::kAliasArg && r.arg == static_cast<int>(k));
     if (returned) continue;
     call.results.push_back(typeOf(args[k].toTensor()));
     call.writeBack.push_back({static_cast<int>(k), -1});
@@ -549,10 +553,9 @@ bool inferResults(const c10::OperatorHandle& op, const std::vector<c10::IValue>&
 
 at::Tensor newPendingTensor(const exec::PendingPtr& value, int device) {
   c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, device));
-  at::Tensor t = at::detail::empty_generic(value->type.dims, tpuAllocator(),
-                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
-                                           toScalarType(value->type.dtype),
-                                           c10::MemoryFormat::Contiguous);
+  at::Tensor t = at::detail::empty_generic(
+      value->type.dims, tpuAllocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+      toScalarType(value->type.dtype), c10::MemoryFormat::Contiguous);
   deviceStorage(t).setPending(value);
   return t;
 }
@@ -577,7 +580,8 @@ void checkSameDevice(const c10::FunctionSchema& schema, const torch::jit::Stack&
     if (a.name() == "indices" && !isWrite(a)) return;
     TORCH_CHECK(false,
                 "Expected all tensors to be on the same device, but found at least two devices, "
-                "tpu:", currentDevice(), " and cpu! (argument '", a.name(), "' of ", name, ")");
+                "tpu:",
+                currentDevice(), " and cpu! (argument '", a.name(), "' of ", name, ")");
   };
   for (size_t k = 0; k < nargs; ++k) {
     const c10::IValue& v = stack[stack.size() - nargs + k];
@@ -597,8 +601,8 @@ void checkSameDevice(const c10::FunctionSchema& schema, const torch::jit::Stack&
 void cpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack, const std::string& name,
                  const std::string& why) {
   checkSameDevice(op.schema(), *stack, name);
-  TORCH_CHECK_NOT_IMPLEMENTED(fallbackEnabled.load(), "torchtpu: ", name,
-                              " has no tpu lowering (", why,
+  TORCH_CHECK_NOT_IMPLEMENTED(fallbackEnabled.load(), "torchtpu: ", name, " has no tpu lowering (",
+                              why,
                               ") and the CPU fallback is off (torchtpu.set_cpu_fallback(True) or "
                               "TORCHTPU_CPU_FALLBACK=1 turns it on)");
   // Run first: an error here is the user's (bad shapes, ...), not a fallback
@@ -708,8 +712,7 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   if (defer) {
     exec::RecordedOutputs rec;
     try {
-      rec = exec::recordOpCall(b.call_, key, b.bindings(), std::move(b.scalars_), b.device(),
-                               name);
+      rec = exec::recordOpCall(b.call_, key, b.bindings(), std::move(b.scalars_), b.device(), name);
     } catch (const std::exception& e) {
       rethrowRuntimeError(e, name);
     }
@@ -792,8 +795,8 @@ void deviceCopy(const at::Tensor& dst, const at::Tensor& src) {
   if (exec::launchMode() == exec::LaunchMode::kDefer) {
     // Recorded like any other op: the copy joins the trace.
     b.deferred_ = true;
-    for (const auto& [name, t] : {std::pair<const char*, const at::Tensor*>{"self", &dst},
-                                  {"src", &src}}) {
+    for (const auto& [name, t] :
+         {std::pair<const char*, const at::Tensor*>{"self", &dst}, {"src", &src}}) {
       b.call_.argNames.push_back(name);
       ir::ArgValue av;
       av.kind = Kind::kTensor;

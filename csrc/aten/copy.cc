@@ -38,7 +38,8 @@ at::Tensor toHost(const at::Tensor& src) {
 at::Tensor toDevice(const at::Tensor& src, c10::ScalarType dtype, int device) {
   at::Tensor host = src.to(dtype).resolve_conj().resolve_neg().contiguous();
   c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, device));
-  at::Tensor out = at::empty(host.sizes(), host.options().device(c10::DeviceType::PrivateUse1, device));
+  at::Tensor out =
+      at::empty(host.sizes(), host.options().device(c10::DeviceType::PrivateUse1, device));
   if (host.numel() == 0) return out;
   try {
     const runtime::ElementType et = requireElementType(dtype);

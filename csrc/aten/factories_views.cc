@@ -5,17 +5,17 @@
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>
 #include <ATen/native/TensorShape.h>
+#include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/unfold_native.h>
 #include <ATen/ops/view_as_complex_native.h>
 #include <ATen/ops/view_as_real_native.h>
 #include <ATen/ops/view_native.h>
-#include <ATen/ops/_reshape_alias_native.h>
-#include <ATen/ops/unfold_native.h>
 #include <torch/library.h>
 
+#include "aten/bridge.h"
 #include "aten/dtype.h"
 #include "aten/storage.h"
-#include "aten/bridge.h"
 #include "aten/storage_resize.h"
 
 namespace torchtpu::aten {
@@ -69,8 +69,8 @@ const at::Tensor& resize(const at::Tensor& self, c10::IntArrayRef size,
   return self;
 }
 
-at::Tensor& setStorage(at::Tensor& self, c10::Storage source, int64_t offset,
-                       c10::IntArrayRef size, c10::IntArrayRef stride) {
+at::Tensor& setStorage(at::Tensor& self, c10::Storage source, int64_t offset, c10::IntArrayRef size,
+                       c10::IntArrayRef stride) {
   at::native::checkSetStorage(self, source, offset, size, stride);
   self.unsafeGetTensorImpl()->set_storage_offset(offset);
   self.unsafeGetTensorImpl()->set_sizes_and_strides(size, stride);

@@ -38,9 +38,7 @@ struct TpuGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     }
   }
 
-  Stream getStream(Device d) const override {
-    return Stream(Stream::UNSAFE, d, tlsStream);
-  }
+  Stream getStream(Device d) const override { return Stream(Stream::UNSAFE, d, tlsStream); }
   Stream getDefaultStream(Device d) const override { return Stream(Stream::DEFAULT, d); }
   Stream getNewStream(Device d, int /*priority*/) const override {
     return Stream(Stream::UNSAFE, d, nextStreamId++);

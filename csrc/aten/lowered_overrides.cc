@@ -32,7 +32,8 @@ int registerLoweredOverrides() {
     if (!handle) continue;
     if (handle->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse1)) continue;
     if (!handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeExplicitAutograd) &&
-        !handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeExplicitAutogradNonFunctional)) {
+        !handle->hasKernelForDispatchKey(
+            c10::DispatchKey::CompositeExplicitAutogradNonFunctional)) {
       continue;
     }
     if (handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) continue;

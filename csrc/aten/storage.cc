@@ -62,7 +62,6 @@ c10::DeviceIndex deviceCount() {
   return static_cast<c10::DeviceIndex>(exec::client()->deviceCount());
 }
 
-
 }  // namespace torchtpu::aten
 
 REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &torchtpu::aten::allocator);

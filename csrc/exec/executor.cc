@@ -30,9 +30,9 @@ constexpr double kSlowCompileSeconds = 2.0;
 std::shared_ptr<runtime::Executable> compileText(const std::string& text, const std::string& what) {
   auto t0 = std::chrono::steady_clock::now();
   auto exe = client()->compile(text);
-  auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                   std::chrono::steady_clock::now() - t0)
-                   .count();
+  auto nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
   metrics().compiles += 1;
   metrics().compileNanos += nanos;
   if (nanos > kSlowCompileSeconds * 1e9) {

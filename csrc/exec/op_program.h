@@ -25,8 +25,7 @@ struct EmittedOp {
 // has no lowering or the lowering cannot handle the call; std::invalid_argument
 // on a builder type error.
 EmittedOp emitOpCall(hlo::Function& fn, const ir::OpCall& call,
-                     const std::vector<hlo::Value>& arrays,
-                     const std::vector<hlo::Value>& scalars);
+                     const std::vector<hlo::Value>& arrays, const std::vector<hlo::Value>& scalars);
 
 // The call arrays an op call writes, in the order emitOpCall returns them.
 std::vector<int> updatedArrayOrder(const ir::OpCall& call);

@@ -1,5 +1,6 @@
 #include "exec/trace.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -86,8 +87,44 @@ std::string traceKey(const Trace& t, const std::vector<int>& outputs,
   return key;
 }
 
+// Runtime scalars travel packed: one 1-D array per element type holds the
+// scalars of that type back to back (one host-to-device copy each).
+struct ScalarPacking {
+  std::vector<runtime::ElementType> groups;    // element type of each packed array
+  std::vector<int64_t> groupSize;              // elements in each
+  std::vector<std::pair<int, int64_t>> where;  // per scalar: (group, first element)
+};
+
+ScalarPacking packScalars(const std::vector<hlo::TensorType>& types) {
+  ScalarPacking p;
+  for (const auto& t : types) {
+    int g = -1;
+    for (size_t k = 0; k < p.groups.size(); ++k) {
+      if (p.groups[k] == t.dtype) g = static_cast<int>(k);
+    }
+    if (g < 0) {
+      g = static_cast<int>(p.groups.size());
+      p.groups.push_back(t.dtype);
+      p.groupSize.push_back(0);
+    }
+    p.where.emplace_back(g, p.groupSize[g]);
+    p.groupSize[g] += t.numElements();
+  }
+  return p;
+}
+
+std::vector<hlo::TensorType> paramTypes(const Trace& t, const ScalarPacking& packing) {
+  std::vector<hlo::TensorType> params;
+  for (const auto& in : t.inputs) params.push_back(in->type());
+  for (size_t g = 0; g < packing.groups.size(); ++g) {
+    params.emplace_back(packing.groups[g], std::vector<int64_t>{packing.groupSize[g]});
+  }
+  return params;
+}
+
 // Emits nodes [0, upTo) into fn; returns the value of each trace value id.
-std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo) {
+std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo,
+                                  const ScalarPacking& packing) {
   std::vector<hlo::Value> values(t.values.size());
   const int numInputs = static_cast<int>(t.inputs.size());
   for (size_t n = 0; n < upTo; ++n) {
@@ -105,7 +142,11 @@ std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo
     }
     std::vector<hlo::Value> scalars;
     for (size_t k = 0; k < node.call.scalars.size(); ++k) {
-      scalars.push_back(fn.param(numInputs + node.firstScalar + static_cast<int>(k)));
+      const hlo::TensorType& type = node.call.scalars[k];
+      const auto [g, first] = packing.where[node.firstScalar + k];
+      hlo::Value packed = fn.param(numInputs + g);
+      hlo::Value v = fn.slice(packed, {first}, {first + type.numElements()}, {1});
+      scalars.push_back(fn.reshape(v, type.dims));
     }
     EmittedOp e = emitOpCall(fn, node.call, arrays, scalars);
     size_t o = 0;
@@ -115,20 +156,14 @@ std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo
   return values;
 }
 
-std::vector<hlo::TensorType> paramTypes(const Trace& t) {
-  std::vector<hlo::TensorType> params;
-  for (const auto& in : t.inputs) params.push_back(in->type());
-  params.insert(params.end(), t.scalarTypes.begin(), t.scalarTypes.end());
-  return params;
-}
-
 // Finds the recorded op whose program does not compile, for the message.
 std::string blame(const Trace& t) {
+  const ScalarPacking packing = packScalars(t.scalarTypes);
   for (size_t n = 1; n <= t.nodes.size(); ++n) {
     try {
       hlo::Module m("probe");
-      hlo::Function& fn = m.addFunction("main", paramTypes(t), true);
-      std::vector<hlo::Value> values = emitNodes(fn, t, n);
+      hlo::Function& fn = m.addFunction("main", paramTypes(t, packing), true);
+      std::vector<hlo::Value> values = emitNodes(fn, t, n, packing);
       const Node& node = t.nodes[n - 1];
       std::vector<hlo::Value> outs;
       for (int v : node.outputs) outs.push_back(values[v]);
@@ -168,6 +203,7 @@ void flushLocked(Trace& t, const std::string& reason) {
     }
   }
 
+  const ScalarPacking packing = packScalars(t.scalarTypes);
   const std::string key = traceKey(t, outputs, donations);
   std::shared_ptr<const FusedProgram> program;
   if (auto it = programCache().find(key); it != programCache().end()) {
@@ -177,8 +213,8 @@ void flushLocked(Trace& t, const std::string& reason) {
     auto fused = std::make_shared<FusedProgram>();
     fused->outputs = outputs;
     hlo::Module module("fused");
-    hlo::Function& fn = module.addFunction("main", paramTypes(t), true);
-    std::vector<hlo::Value> values = emitNodes(fn, t, t.nodes.size());
+    hlo::Function& fn = module.addFunction("main", paramTypes(t, packing), true);
+    std::vector<hlo::Value> values = emitNodes(fn, t, t.nodes.size(), packing);
     std::vector<hlo::Value> outs;
     for (int v : outputs) outs.push_back(values[v]);
     fn.ret(outs);
@@ -201,9 +237,9 @@ void flushLocked(Trace& t, const std::string& reason) {
                                (culprit.empty() ? std::string(": ") + e.what()
                                                 : "; the op that fails is " + culprit));
     }
-    const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           std::chrono::steady_clock::now() - t0)
-                           .count();
+    const auto nanos =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
     metrics().compiles += 1;
     metrics().compileNanos += nanos;
     if (!programCache().empty()) metrics().recompiles += 1;
@@ -218,11 +254,16 @@ void flushLocked(Trace& t, const std::string& reason) {
   // Launch.
   const auto& c = client();
   std::vector<runtime::Buffer> scalarBuffers;
-  scalarBuffers.reserve(t.scalars.size());
-  for (size_t k = 0; k < t.scalars.size(); ++k) {
+  for (size_t g = 0; g < packing.groups.size(); ++g) {
+    std::vector<uint8_t> bytes;
+    for (size_t k = 0; k < t.scalars.size(); ++k) {
+      if (packing.where[k].first == static_cast<int>(g)) {
+        bytes.insert(bytes.end(), t.scalars[k].begin(), t.scalars[k].end());
+      }
+    }
     scalarBuffers.push_back(
-        c->toDevice(t.scalars[k].data(), t.scalarTypes[k].dtype, t.scalarTypes[k].dims, t.device));
-    metrics().hostToDeviceBytes += static_cast<int64_t>(t.scalars[k].size());
+        c->toDevice(bytes.data(), packing.groups[g], {packing.groupSize[g]}, t.device));
+    metrics().hostToDeviceBytes += static_cast<int64_t>(bytes.size());
   }
   std::vector<const runtime::Buffer*> args;
   for (const auto& in : t.inputs) args.push_back(&in->buffer());
@@ -268,9 +309,18 @@ RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
   Trace* t = &traceFor(device);
   // Cut where the op stream starts to repeat (a loop's next iteration), or
   // when the trace is full.
-  if (!t->nodes.empty() && (t->nodes.size() >= kMaxTraceOps ||
-                            (t->nodes.size() >= kMinLoopOps && key == t->nodes.front().key))) {
-    flushLocked(*t, t->nodes.size() >= kMaxTraceOps ? "size limit" : "loop");
+  if (!t->nodes.empty()) {
+    bool repeats = false;
+    if (t->nodes.size() >= kMinLoopOps) {
+      // One of the trace's first ops comes again (the first ones may be
+      // set-up work that precedes the loop).
+      for (size_t k = 0; k < std::min<size_t>(8, t->nodes.size()) && !repeats; ++k) {
+        repeats = key == t->nodes[k].key;
+      }
+    }
+    if (t->nodes.size() >= kMaxTraceOps || repeats) {
+      flushLocked(*t, t->nodes.size() >= kMaxTraceOps ? "size limit" : "loop");
+    }
   }
   Node node;
   node.call = call;

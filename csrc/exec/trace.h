@@ -42,9 +42,9 @@ void flushTraces(const std::string& reason);
 size_t pendingOps();
 
 // Ops recorded per trace before a forced flush.
-inline constexpr size_t kMaxTraceOps = 4000;
-// The loop detector cuts a trace of at least this many ops where its first op
-// comes again: the cut points of a periodic op stream then repeat, so every
+inline constexpr size_t kMaxTraceOps = 2000;
+// The loop detector cuts a trace of at least this many ops where one of its
+// first ops comes again: the cut points of a periodic op stream then repeat, so every
 // cut-off program is the same cached one, while short bodies (a chain of
 // elementwise ops in a Python loop) still fuse many iterations together.
 inline constexpr size_t kMinLoopOps = 128;

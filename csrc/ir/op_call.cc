@@ -56,8 +56,12 @@ bool TensorRef::isWholeArray(const hlo::TensorType& array) const {
 
 void ArgValue::appendKey(std::string& key) const {
   switch (kind) {
-    case Kind::kNone: key += 'N'; break;
-    case Kind::kTensor: appendRef(key, tensor); break;
+    case Kind::kNone:
+      key += 'N';
+      break;
+    case Kind::kTensor:
+      appendRef(key, tensor);
+      break;
     case Kind::kTensorList:
       key += 'L';
       for (const auto& t : tensors) appendRef(key, t);
@@ -67,14 +71,20 @@ void ArgValue::appendKey(std::string& key) const {
       key += 'S';
       key += std::to_string(scalar);
       break;
-    case Kind::kBool: key += b ? "b1" : "b0"; break;
-    case Kind::kInt: key += 'i' + std::to_string(i); break;
+    case Kind::kBool:
+      key += b ? "b1" : "b0";
+      break;
+    case Kind::kInt:
+      key += 'i' + std::to_string(i);
+      break;
     case Kind::kDouble: {
       key += 'd';
       appendDouble(key, d);
       break;
     }
-    case Kind::kInts: appendInts(key, ints); break;
+    case Kind::kInts:
+      appendInts(key, ints);
+      break;
     case Kind::kDoubles:
       key += 'D';
       for (double x : doubles) {
@@ -82,9 +92,15 @@ void ArgValue::appendKey(std::string& key) const {
         key += ',';
       }
       break;
-    case Kind::kString: key += 's' + s; break;
-    case Kind::kDType: key += 't' + std::string(runtime::elementTypeName(dtype)); break;
-    case Kind::kOther: key += 'o'; break;
+    case Kind::kString:
+      key += 's' + s;
+      break;
+    case Kind::kDType:
+      key += 't' + std::string(runtime::elementTypeName(dtype));
+      break;
+    case Kind::kOther:
+      key += 'o';
+      break;
   }
   key += ';';
 }

@@ -42,8 +42,8 @@ struct ArgValue {
     kDoubles,
     kString,
     kDType,
-    kRng,         // a generator: `scalar` indexes a u64[2] {seed, offset} array
-    kOther,       // layout, device, memory format, ...: ignored by lowerings
+    kRng,    // a generator: `scalar` indexes a u64[2] {seed, offset} array
+    kOther,  // layout, device, memory format, ...: ignored by lowerings
   };
   Kind kind = Kind::kNone;
   TensorRef tensor;
@@ -65,7 +65,7 @@ struct OpCall {
   std::string op;                     // "aten::add.Tensor"
   std::vector<std::string> argNames;  // schema names, parallel to args
   std::vector<ArgValue> args;
-  std::vector<hlo::TensorType> arrays;   // storage arrays: the program's first parameters
+  std::vector<hlo::TensorType> arrays;  // storage arrays: the program's first parameters
   // Per array: true for an uninitialized storage, which the program creates
   // as zeros instead of taking it as a parameter (no host upload).
   std::vector<bool> zeroArrays;

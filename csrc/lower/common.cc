@@ -63,11 +63,16 @@ namespace {
 
 int floatRank(ElementType t) {
   switch (t) {
-    case ElementType::kF16: return 1;
-    case ElementType::kBF16: return 1;
-    case ElementType::kF32: return 2;
-    case ElementType::kF64: return 3;
-    default: return 0;
+    case ElementType::kF16:
+      return 1;
+    case ElementType::kBF16:
+      return 1;
+    case ElementType::kF32:
+      return 2;
+    case ElementType::kF64:
+      return 3;
+    default:
+      return 0;
   }
 }
 
@@ -87,10 +92,11 @@ ElementType promoteTypes(ElementType a, ElementType b) {
     return a;
   }
   switch (ca) {
-    case TypeCategory::kBool: return a;
+    case TypeCategory::kBool:
+      return a;
     case TypeCategory::kComplex:
       return (a == ElementType::kC128 || b == ElementType::kC128) ? ElementType::kC128
-                                                                   : ElementType::kC64;
+                                                                  : ElementType::kC64;
     case TypeCategory::kFloating:
       if ((a == ElementType::kF16 && b == ElementType::kBF16) ||
           (a == ElementType::kBF16 && b == ElementType::kF16)) {
@@ -104,9 +110,12 @@ ElementType promoteTypes(ElementType a, ElementType b) {
       const ElementType s = ua ? b : a, u = ua ? a : b;
       if (intBits(s) > intBits(u)) return s;
       switch (intBits(u)) {
-        case 8: return ElementType::kS16;
-        case 16: return ElementType::kS32;
-        default: return ElementType::kS64;
+        case 8:
+          return ElementType::kS16;
+        case 16:
+          return ElementType::kS32;
+        default:
+          return ElementType::kS64;
       }
     }
   }

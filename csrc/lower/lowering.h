@@ -41,7 +41,7 @@ class LowerCtx {
   Value tensor(std::string_view name) const;
   bool isScalarArg(std::string_view name) const;
   std::optional<Value> optTensor(std::string_view name) const;
-  std::vector<Value> tensors(std::string_view name) const;                // Tensor[]
+  std::vector<Value> tensors(std::string_view name) const;                    // Tensor[]
   std::vector<std::optional<Value>> optTensors(std::string_view name) const;  // Tensor?[]
   // A Scalar argument as a 0-d value (f64, i64, i1 or complex<f64>).
   Value scalar(std::string_view name) const;
@@ -66,7 +66,8 @@ class LowerCtx {
 
  private:
   const ir::ArgValue* find(std::string_view name) const;
-  const ir::ArgValue& get(std::string_view name, std::initializer_list<ir::ArgValue::Kind> kinds) const;
+  const ir::ArgValue& get(std::string_view name,
+                          std::initializer_list<ir::ArgValue::Kind> kinds) const;
   int index(std::string_view name) const;
   std::vector<std::vector<Value>> values_;  // per argument: its tensor/scalar values
 };
@@ -89,8 +90,9 @@ std::vector<std::string> registeredOps();
 // Static registration at namespace scope:
 //   static const Registrar kRelu({"aten::relu", "aten::relu_"}, [](LowerCtx& c) { ... });
 struct Registrar {
-  Registrar(const std::vector<std::string>& ops, LowerFn fn) { registerLowering(ops, std::move(fn)); }
+  Registrar(const std::vector<std::string>& ops, LowerFn fn) {
+    registerLowering(ops, std::move(fn));
+  }
 };
 
 }  // namespace torchtpu::lower
-

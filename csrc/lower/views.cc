@@ -42,8 +42,8 @@ Value viewIndices(hlo::Function& fn, const ir::TensorRef& ref) {
 
 void checkDtype(const Value& array, const ir::TensorRef& ref) {
   if (array.dtype() != ref.dtype) {
-    throw LoweringError("a " + std::string(runtime::elementTypeName(ref.dtype)) +
-                        " view of a " + std::string(runtime::elementTypeName(array.dtype())) +
+    throw LoweringError("a " + std::string(runtime::elementTypeName(ref.dtype)) + " view of a " +
+                        std::string(runtime::elementTypeName(array.dtype())) +
                         " storage is not supported");
   }
 }

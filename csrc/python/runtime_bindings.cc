@@ -47,21 +47,36 @@ ElementType elementTypeFromNumpy(const py::dtype& dt) {
 
 py::dtype numpyFromElementType(ElementType t) {
   switch (t) {
-    case ElementType::kPred: return py::dtype("bool");
-    case ElementType::kS8: return py::dtype("int8");
-    case ElementType::kS16: return py::dtype("int16");
-    case ElementType::kS32: return py::dtype("int32");
-    case ElementType::kS64: return py::dtype("int64");
-    case ElementType::kU8: return py::dtype("uint8");
-    case ElementType::kU16: return py::dtype("uint16");
-    case ElementType::kU32: return py::dtype("uint32");
-    case ElementType::kU64: return py::dtype("uint64");
-    case ElementType::kF16: return py::dtype("float16");
-    case ElementType::kBF16: return py::dtype("uint16");  // raw bits
-    case ElementType::kF32: return py::dtype("float32");
-    case ElementType::kF64: return py::dtype("float64");
-    case ElementType::kC64: return py::dtype("complex64");
-    case ElementType::kC128: return py::dtype("complex128");
+    case ElementType::kPred:
+      return py::dtype("bool");
+    case ElementType::kS8:
+      return py::dtype("int8");
+    case ElementType::kS16:
+      return py::dtype("int16");
+    case ElementType::kS32:
+      return py::dtype("int32");
+    case ElementType::kS64:
+      return py::dtype("int64");
+    case ElementType::kU8:
+      return py::dtype("uint8");
+    case ElementType::kU16:
+      return py::dtype("uint16");
+    case ElementType::kU32:
+      return py::dtype("uint32");
+    case ElementType::kU64:
+      return py::dtype("uint64");
+    case ElementType::kF16:
+      return py::dtype("float16");
+    case ElementType::kBF16:
+      return py::dtype("uint16");  // raw bits
+    case ElementType::kF32:
+      return py::dtype("float32");
+    case ElementType::kF64:
+      return py::dtype("float64");
+    case ElementType::kC64:
+      return py::dtype("complex64");
+    case ElementType::kC128:
+      return py::dtype("complex128");
   }
   return py::dtype("uint8");
 }
@@ -86,8 +101,7 @@ void bindRuntime(py::module_& m) {
     }
   });
 
-  m.def("resolve_plugin_path", &runtime::resolvePluginPath, py::arg("spec"),
-        py::arg("search_dirs"),
+  m.def("resolve_plugin_path", &runtime::resolvePluginPath, py::arg("spec"), py::arg("search_dirs"),
         "Resolves a plugin spec (path, 'cpu', 'cuda', 'tpu', '' or 'auto') to a file.");
   m.def("auto_plugin_name", &runtime::autoPluginName, py::arg("search_dirs"));
   m.def("supported_api_major_version", &runtime::supportedApiMajorVersion);
@@ -95,10 +109,9 @@ void bindRuntime(py::module_& m) {
   py::class_<Plugin, std::shared_ptr<Plugin>>(m, "Plugin")
       .def_static("load", &Plugin::load, py::arg("path"))
       .def_property_readonly("path", &Plugin::path)
-      .def_property_readonly("api_version",
-                             [](const Plugin& p) {
-                               return py::make_tuple(p.version().major, p.version().minor);
-                             })
+      .def_property_readonly(
+          "api_version",
+          [](const Plugin& p) { return py::make_tuple(p.version().major, p.version().minor); })
       .def_property_readonly("attributes", &Plugin::attributes)
       .def("describe", &Plugin::describe);
 
@@ -116,9 +129,9 @@ void bindRuntime(py::module_& m) {
 
   py::class_<Buffer>(m, "Buffer")
       .def_property_readonly("shape", &Buffer::dims)
-      .def_property_readonly("dtype", [](const Buffer& b) {
-        return std::string(runtime::elementTypeName(b.elementType()));
-      })
+      .def_property_readonly(
+          "dtype",
+          [](const Buffer& b) { return std::string(runtime::elementTypeName(b.elementType())); })
       .def_property_readonly("device", &Buffer::deviceIndex)
       .def_property_readonly("on_device_size", &Buffer::onDeviceSizeBytes)
       .def("is_deleted", &Buffer::isDeleted)
@@ -158,7 +171,8 @@ void bindRuntime(py::module_& m) {
           py::arg("plugin"), py::arg("options") = std::map<std::string, int64_t>{})
       .def_property_readonly("platform_name", &Client::platformName)
       .def_property_readonly("platform_version", &Client::platformVersion)
-      .def_property_readonly("plugin", [](const Client& c) { return Plugin::load(c.plugin().path()); })
+      .def_property_readonly("plugin",
+                             [](const Client& c) { return Plugin::load(c.plugin().path()); })
       .def("devices", &Client::devices)
       .def(
           "to_device",

@@ -131,9 +131,8 @@ void bindTorch(py::module_& m) {
   });
   m.def("_lowered_ops", &lower::registeredOps);
   m.def("_register_lowered_overrides", &aten::registerLoweredOverrides);
-  m.def("_storage_materialized", [](const at::Tensor& t) {
-    return aten::deviceStorage(t).materialized();
-  });
+  m.def("_storage_materialized",
+        [](const at::Tensor& t) { return aten::deviceStorage(t).materialized(); });
 }
 
 }  // namespace torchtpu::python

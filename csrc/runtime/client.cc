@@ -55,7 +55,8 @@ std::vector<PJRT_NamedValue> namedValues(const ClientOptions& options) {
 
 }  // namespace
 
-std::shared_ptr<Client> Client::create(std::shared_ptr<Plugin> plugin, const ClientOptions& options) {
+std::shared_ptr<Client> Client::create(std::shared_ptr<Plugin> plugin,
+                                       const ClientOptions& options) {
   const PJRT_Api* api = plugin->api();
   std::vector<PJRT_NamedValue> values = namedValues(options);
   detail::Args<PJRT_Client_Create_Args> args;
@@ -125,8 +126,8 @@ Client::~Client() {
 void Client::checkDevice(int device) const {
   if (device < 0 || device >= deviceCount()) {
     throw Error(ErrorCode::kInvalidArgument,
-                "device index " + std::to_string(device) + " is out of range: the " + platformName_ +
-                    " plugin has " + std::to_string(deviceCount()) + " device(s)");
+                "device index " + std::to_string(device) + " is out of range: the " +
+                    platformName_ + " plugin has " + std::to_string(deviceCount()) + " device(s)");
   }
 }
 

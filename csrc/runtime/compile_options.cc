@@ -19,7 +19,9 @@ void putVarintField(std::string& out, int field, int64_t value) {
   putVarint(out, static_cast<uint64_t>(value));       // negative: ten-byte two's complement
 }
 
-void putBoolField(std::string& out, int field, bool value) { putVarintField(out, field, value ? 1 : 0); }
+void putBoolField(std::string& out, int field, bool value) {
+  putVarintField(out, field, value ? 1 : 0);
+}
 
 void putMessageField(std::string& out, int field, const std::string& message) {
   putVarint(out, (static_cast<uint64_t>(field) << 3) | 2);

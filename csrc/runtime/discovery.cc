@@ -17,7 +17,7 @@ bool exists(const std::string& p) {
 }
 
 bool tpuPresent() {
-  return exists("/dev/accel0") || exists("/dev/vfio/0") || exists("/dev/vfio/vfio") ;
+  return exists("/dev/accel0") || exists("/dev/vfio/0") || exists("/dev/vfio/vfio");
 }
 
 bool gpuPresent() { return exists("/dev/nvidia0") || exists("/dev/nvidiactl"); }
@@ -48,10 +48,12 @@ bool isShortName(const std::string& s) { return s == "cpu" || s == "cuda" || s =
 
 std::vector<std::string> pluginCandidates(const std::string& shortName) {
   if (shortName == "cpu") {
-    return {"lammps_jax_pjrt_cpu/pjrt_c_api_cpu_plugin.so", "xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so"};
+    return {"lammps_jax_pjrt_cpu/pjrt_c_api_cpu_plugin.so",
+            "xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so"};
   }
   if (shortName == "cuda") {
-    return {"jax_plugins/xla_cuda13/xla_cuda_plugin.so", "jax_plugins/xla_cuda12/xla_cuda_plugin.so"};
+    return {"jax_plugins/xla_cuda13/xla_cuda_plugin.so",
+            "jax_plugins/xla_cuda12/xla_cuda_plugin.so"};
   }
   if (shortName == "tpu") return {"libtpu/libtpu.so"};
   return {};
@@ -63,7 +65,8 @@ std::string autoPluginName(const std::vector<std::string>& searchDirs) {
   return "cpu";
 }
 
-std::string resolvePluginPath(const std::string& specIn, const std::vector<std::string>& searchDirs) {
+std::string resolvePluginPath(const std::string& specIn,
+                              const std::vector<std::string>& searchDirs) {
   std::string spec = specIn;
   if (spec.empty() || spec == "auto") {
     const char* env = std::getenv(kPluginEnvVar);
@@ -72,10 +75,12 @@ std::string resolvePluginPath(const std::string& specIn, const std::vector<std::
   if (spec == "auto") spec = autoPluginName(searchDirs);
   if (!isShortName(spec)) {
     if (!exists(spec)) {
-      throw Error(ErrorCode::kNotFound,
-                  "PJRT plugin '" + spec +
-                      "' not found: give a plugin file path or one of the short names cpu, cuda, tpu "
-                      "(set by " + kPluginEnvVar + " or torchtpu's plugin option)");
+      throw Error(
+          ErrorCode::kNotFound,
+          "PJRT plugin '" + spec +
+              "' not found: give a plugin file path or one of the short names cpu, cuda, tpu "
+              "(set by " +
+              kPluginEnvVar + " or torchtpu's plugin option)");
     }
     return spec;
   }
@@ -84,8 +89,8 @@ std::string resolvePluginPath(const std::string& specIn, const std::vector<std::
     std::ostringstream msg;
     msg << "no PJRT plugin for '" << spec << "' is installed: looked for";
     for (const std::string& rel : pluginCandidates(spec)) msg << " " << rel;
-    msg << " under " << searchDirs.size() << " search directories. Install it with: "
-        << installHint(spec);
+    msg << " under " << searchDirs.size()
+        << " search directories. Install it with: " << installHint(spec);
     throw Error(ErrorCode::kNotFound, msg.str());
   }
   return path;

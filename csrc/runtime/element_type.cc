@@ -30,21 +30,36 @@ size_t elementByteSize(ElementType t) {
 
 std::string_view elementTypeName(ElementType t) {
   switch (t) {
-    case ElementType::kPred: return "i1";
-    case ElementType::kS8: return "i8";
-    case ElementType::kS16: return "i16";
-    case ElementType::kS32: return "i32";
-    case ElementType::kS64: return "i64";
-    case ElementType::kU8: return "ui8";
-    case ElementType::kU16: return "ui16";
-    case ElementType::kU32: return "ui32";
-    case ElementType::kU64: return "ui64";
-    case ElementType::kF16: return "f16";
-    case ElementType::kBF16: return "bf16";
-    case ElementType::kF32: return "f32";
-    case ElementType::kF64: return "f64";
-    case ElementType::kC64: return "complex<f32>";
-    case ElementType::kC128: return "complex<f64>";
+    case ElementType::kPred:
+      return "i1";
+    case ElementType::kS8:
+      return "i8";
+    case ElementType::kS16:
+      return "i16";
+    case ElementType::kS32:
+      return "i32";
+    case ElementType::kS64:
+      return "i64";
+    case ElementType::kU8:
+      return "ui8";
+    case ElementType::kU16:
+      return "ui16";
+    case ElementType::kU32:
+      return "ui32";
+    case ElementType::kU64:
+      return "ui64";
+    case ElementType::kF16:
+      return "f16";
+    case ElementType::kBF16:
+      return "bf16";
+    case ElementType::kF32:
+      return "f32";
+    case ElementType::kF64:
+      return "f64";
+    case ElementType::kC64:
+      return "complex<f32>";
+    case ElementType::kC128:
+      return "complex<f64>";
   }
   return "?";
 }

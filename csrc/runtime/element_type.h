@@ -35,8 +35,8 @@ std::string_view elementTypeName(ElementType t);
 
 bool isFloating(ElementType t);
 bool isComplex(ElementType t);
-bool isSigned(ElementType t);   // signed integers
-bool isUnsigned(ElementType t); // unsigned integers (not pred)
-bool isInteger(ElementType t);  // signed or unsigned integers (not pred)
+bool isSigned(ElementType t);    // signed integers
+bool isUnsigned(ElementType t);  // unsigned integers (not pred)
+bool isInteger(ElementType t);   // signed or unsigned integers (not pred)
 
 }  // namespace torchtpu::runtime

@@ -49,9 +49,8 @@ ExecuteResult Executable::execute(const std::vector<const Buffer*>& args,
   rawArgs.reserve(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == nullptr || !args[i]->valid() || args[i]->isDeleted()) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "argument " + std::to_string(i) + " of program '" + name_ +
-                      "' is a deleted or donated buffer");
+      throw Error(ErrorCode::kInvalidArgument, "argument " + std::to_string(i) + " of program '" +
+                                                   name_ + "' is a deleted or donated buffer");
     }
     if (parameters_) {
       const ArrayType given{args[i]->elementType(), args[i]->dims()};
@@ -100,9 +99,8 @@ std::string Executable::serialize() const {
 
   detail::Args<PJRT_Executable_Serialize_Args> args;
   args->executable = get->executable;
-  PJRT_Error* err =
-      detail::require(api, &PJRT_Api::PJRT_Executable_Serialize, "PJRT_Executable_Serialize")(
-          args.get());
+  PJRT_Error* err = detail::require(api, &PJRT_Api::PJRT_Executable_Serialize,
+                                    "PJRT_Executable_Serialize")(args.get());
   std::string bytes;
   if (err == nullptr) {
     bytes.assign(args->serialized_bytes, args->serialized_bytes_size);
@@ -112,7 +110,8 @@ std::string Executable::serialize() const {
   }
   detail::Args<PJRT_Executable_Destroy_Args> destroy;
   destroy->executable = get->executable;
-  if (PJRT_Error* e = api->PJRT_Executable_Destroy(destroy.get())) (void)detail::takeError(api, e, "");
+  if (PJRT_Error* e = api->PJRT_Executable_Destroy(destroy.get()))
+    (void)detail::takeError(api, e, "");
   detail::check(api, err, "PJRT_Executable_Serialize");
   return bytes;
 }

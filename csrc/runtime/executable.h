@@ -46,7 +46,8 @@ class Executable {
   // are donated: their Buffer objects report isDeleted() afterwards. The
   // launch is asynchronous; outputs can be used at once (later programs and
   // host copies wait for them).
-  ExecuteResult execute(const std::vector<const Buffer*>& args, const ExecuteOptions& options = {}) const;
+  ExecuteResult execute(const std::vector<const Buffer*>& args,
+                        const ExecuteOptions& options = {}) const;
 
   // Bytes that Client::deserialize turns back into this executable.
   std::string serialize() const;

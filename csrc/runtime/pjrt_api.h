@@ -57,9 +57,8 @@ bool hasFunction(const PJRT_Api* api, Fn* PJRT_Api::* slot) {
 template <class Fn>
 Fn* require(const PJRT_Api* api, Fn* PJRT_Api::* slot, const char* name) {
   if (!hasFunction(api, slot)) {
-    throw Error(ErrorCode::kUnimplemented,
-                std::string("the PJRT plugin does not provide ") + name +
-                    " (its API version is too old for this operation)");
+    throw Error(ErrorCode::kUnimplemented, std::string("the PJRT plugin does not provide ") + name +
+                                               " (its API version is too old for this operation)");
   }
   return api->*slot;
 }
@@ -68,7 +67,7 @@ Fn* require(const PJRT_Api* api, Fn* PJRT_Api::* slot, const char* name) {
 
 // Calls PJRT function NAME on args object ARGS (a detail::Args<...>) and throws
 // on error.
-#define TORCHTPU_PJRT_CALL(API, NAME, ARGS)                                           \
-  ::torchtpu::runtime::detail::check(                                                 \
+#define TORCHTPU_PJRT_CALL(API, NAME, ARGS)                                                   \
+  ::torchtpu::runtime::detail::check(                                                         \
       (API), ::torchtpu::runtime::detail::require((API), &PJRT_Api::NAME, #NAME)(ARGS.get()), \
       #NAME)

@@ -64,8 +64,8 @@ std::shared_ptr<Plugin> Plugin::load(const std::string& path) {
   void* handle = dlopen(key.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
-    throw Error(ErrorCode::kInvalidArgument, "cannot load '" + path +
-                                                 "' as a PJRT plugin: " + (why ? why : "dlopen failed"));
+    throw Error(ErrorCode::kInvalidArgument,
+                "cannot load '" + path + "' as a PJRT plugin: " + (why ? why : "dlopen failed"));
   }
   using GetApiFn = const PJRT_Api* (*)();
   auto get_api = reinterpret_cast<GetApiFn>(dlsym(handle, "GetPjrtApi"));

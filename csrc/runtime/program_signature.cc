@@ -7,11 +7,13 @@ namespace {
 
 std::optional<ElementType> parseElementType(std::string_view s) {
   static constexpr std::pair<std::string_view, ElementType> kNames[] = {
-      {"i1", ElementType::kPred},    {"i8", ElementType::kS8},       {"i16", ElementType::kS16},
-      {"i32", ElementType::kS32},    {"i64", ElementType::kS64},     {"ui8", ElementType::kU8},
-      {"ui16", ElementType::kU16},   {"ui32", ElementType::kU32},    {"ui64", ElementType::kU64},
-      {"f16", ElementType::kF16},    {"bf16", ElementType::kBF16},   {"f32", ElementType::kF32},
-      {"f64", ElementType::kF64},    {"complex<f32>", ElementType::kC64},
+      {"i1", ElementType::kPred},          {"i8", ElementType::kS8},
+      {"i16", ElementType::kS16},          {"i32", ElementType::kS32},
+      {"i64", ElementType::kS64},          {"ui8", ElementType::kU8},
+      {"ui16", ElementType::kU16},         {"ui32", ElementType::kU32},
+      {"ui64", ElementType::kU64},         {"f16", ElementType::kF16},
+      {"bf16", ElementType::kBF16},        {"f32", ElementType::kF32},
+      {"f64", ElementType::kF64},          {"complex<f32>", ElementType::kC64},
       {"complex<f64>", ElementType::kC128}};
   for (const auto& [name, t] : kNames) {
     if (s == name) return t;

@@ -52,11 +52,11 @@ TEST(Client, UnknownCreateOptionIsAnError) {
 
 TEST(Transfer, RoundTripsEveryElementType) {
   auto client = testClient();
-  const ElementType types[] = {ElementType::kPred, ElementType::kS8,  ElementType::kS16,
-                               ElementType::kS32,  ElementType::kS64, ElementType::kU8,
-                               ElementType::kU16,  ElementType::kU32, ElementType::kU64,
+  const ElementType types[] = {ElementType::kPred, ElementType::kS8,   ElementType::kS16,
+                               ElementType::kS32,  ElementType::kS64,  ElementType::kU8,
+                               ElementType::kU16,  ElementType::kU32,  ElementType::kU64,
                                ElementType::kF16,  ElementType::kBF16, ElementType::kF32,
-                               ElementType::kF64,  ElementType::kC64, ElementType::kC128};
+                               ElementType::kF64,  ElementType::kC64,  ElementType::kC128};
   for (ElementType t : types) {
     const std::vector<int64_t> dims = {3, 5};
     std::vector<uint8_t> data(15 * elementByteSize(t));
@@ -89,7 +89,8 @@ TEST(Transfer, AsynchronousWithEvents) {
     called = true;
   });
   e.await();
-  for (int i = 0; i < 1000 && !called; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int i = 0; i < 1000 && !called; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_TRUE(called);
   EXPECT_TRUE(e.isReady());
   EXPECT_EQ(back, data);
@@ -106,8 +107,9 @@ TEST(Transfer, WrongHostSizeIsAnError) {
 }
 
 TEST(Execute, CompilesAndRuns) {
-  auto out = runProgram(kAddProgram, {HostArray::of<float>(ElementType::kF32, {4}, {1, 2, 3, 4}),
-                                      HostArray::of<float>(ElementType::kF32, {4}, {10, 20, 30, 40})});
+  auto out =
+      runProgram(kAddProgram, {HostArray::of<float>(ElementType::kF32, {4}, {1, 2, 3, 4}),
+                               HostArray::of<float>(ElementType::kF32, {4}, {10, 20, 30, 40})});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].values<float>(), (std::vector<float>{11, 22, 33, 44}));
 }
@@ -153,11 +155,11 @@ TEST(Execute, WrongArgumentsAreErrors) {
   int32_t ia[4] = {1, 2, 3, 4};
   Buffer xi = client->toDevice(ia, ElementType::kS32, {4});
   Buffer x8 = client->toDevice(a, ElementType::kF32, {2, 2});
-  EXPECT_THROW(exe->execute({&x}), Error);              // too few
-  EXPECT_THROW(exe->execute({&x, &x, &x}), Error);      // too many
-  EXPECT_THROW(exe->execute({&x, &xi}), Error);         // wrong type
-  EXPECT_THROW(exe->execute({&x, &x8}), Error);         // wrong shape
-  auto r = exe->execute({&x, &x});                      // still works
+  EXPECT_THROW(exe->execute({&x}), Error);          // too few
+  EXPECT_THROW(exe->execute({&x, &x, &x}), Error);  // too many
+  EXPECT_THROW(exe->execute({&x, &xi}), Error);     // wrong type
+  EXPECT_THROW(exe->execute({&x, &x8}), Error);     // wrong shape
+  auto r = exe->execute({&x, &x});                  // still works
   EXPECT_EQ(toHostF32(r.outputs[0]), (std::vector<float>{2, 4, 6, 8}));
 }
 

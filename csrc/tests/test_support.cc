@@ -40,7 +40,8 @@ std::vector<HostArray> runProgram(const std::string& mlir, const std::vector<Hos
   auto exe = client->compile(mlir);
   std::vector<runtime::Buffer> buffers;
   buffers.reserve(args.size());
-  for (const HostArray& a : args) buffers.push_back(client->toDevice(a.bytes.data(), a.type, a.dims));
+  for (const HostArray& a : args)
+    buffers.push_back(client->toDevice(a.bytes.data(), a.type, a.dims));
   std::vector<const runtime::Buffer*> ptrs;
   for (const auto& b : buffers) ptrs.push_back(&b);
   runtime::ExecuteResult result = exe->execute(ptrs);
