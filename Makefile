@@ -16,12 +16,17 @@ PYTEST_ARGS ?=
 DEPS := torch==2.13.0 numpy lammps-jax-pjrt-cpu==0.11.2 xla-cpu-pjrt==0.0.1 \
         scikit-build-core pytest ruff clang-format
 
-.PHONY: run test setup build cpp-test py-test format lint clean
+.PHONY: run test bench setup build cpp-test py-test format lint clean
 
 run: build
 	$(PY) examples/train.py
 
 test: build cpp-test py-test
+
+# Side-by-side benchmarks (JSON, markdown table and plot in benchmarks/results/).
+bench: build
+	$(PIP) install matplotlib
+	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
 setup: $(VENV)/.stamp-deps /usr/include/gtest/gtest.h
 

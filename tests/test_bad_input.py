@@ -11,6 +11,8 @@ import warnings
 import pytest
 import torch
 
+import torchtpu
+
 SAME_DEVICE = "Expected all tensors to be on the same device"
 
 
@@ -151,6 +153,8 @@ def test_out_of_memory_error_is_a_runtime_error() -> None:
 
 PLUGIN_CHILD = """
 import torch
+
+import torchtpu
 print("available", torch.tpu.is_available(), torch.tpu.device_count())
 try:
     torch.ones(2, device="tpu")
@@ -193,3 +197,13 @@ def test_other_misuse_raises_and_the_process_goes_on() -> None:
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         torch.ones(2, device="tpu", requires_grad=True).add_(1)
     still_works()
+
+
+def test_user_errors_keep_their_type_with_the_fallback_off() -> None:
+    torchtpu.set_cpu_fallback(False)
+    try:
+        with pytest.raises(RuntimeError, match="broadcast|size"):
+            torch.ones(3, 4, device="tpu") + torch.ones(5, device="tpu")
+        assert (torch.ones(3, device="tpu") + 1).cpu().tolist() == [2.0, 2.0, 2.0]
+    finally:
+        torchtpu.set_cpu_fallback(True)

@@ -60,7 +60,7 @@ OPTIMIZERS = {
 }
 
 
-@pytest.mark.parametrize("mode", ["strict", "launch_blocking"])
+@pytest.mark.parametrize("mode", ["strict", "launch_blocking", "defer"])
 @pytest.mark.parametrize("opt", sorted(OPTIMIZERS))
 def test_mlp_matches_cpu(opt: str, mode: str) -> None:
     g = torch.Generator().manual_seed(1)
@@ -73,13 +73,15 @@ def test_mlp_matches_cpu(opt: str, mode: str) -> None:
     assert cpu[-1] < cpu[0]  # it does learn
 
 
+@pytest.mark.parametrize("mode", ["strict", "defer"])
 @pytest.mark.parametrize("opt", sorted(OPTIMIZERS))
-def test_cnn_matches_cpu(opt: str) -> None:
+def test_cnn_matches_cpu(opt: str, mode: str) -> None:
     g = torch.Generator().manual_seed(2)
     x = torch.randn(4, 8, 3, 8, 8, generator=g)
     y = torch.randint(0, 5, (4, 8), generator=g)
     cpu = run(cnn, OPTIMIZERS[opt], x, y, "cpu")
-    tpu = run(cnn, OPTIMIZERS[opt], x, y, "tpu")
+    with torchtpu.mode(mode):
+        tpu = run(cnn, OPTIMIZERS[opt], x, y, "tpu")
     torch.testing.assert_close(torch.tensor(tpu), torch.tensor(cpu), rtol=1e-4, atol=1e-5)
 
 

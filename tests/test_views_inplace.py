@@ -343,7 +343,7 @@ def setitem_with_broadcast(d: torch.device) -> object:
 FLOW_CASES = sorted(CASES)
 
 
-@pytest.fixture(params=["strict", "launch_blocking"])
+@pytest.fixture(params=["strict", "launch_blocking", "defer"])
 def tpu_mode(request: pytest.FixtureRequest) -> Iterator[str]:
     with torchtpu.mode(request.param):
         yield request.param

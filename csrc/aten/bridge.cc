@@ -464,6 +464,9 @@ bool inferResults(const c10::OperatorHandle& op, const std::vector<c10::IValue>&
   try {
     op.callBoxed(&meta);
   } catch (const std::exception& e) {
+    // Without the CPU fallback, PyTorch's own error is the answer (most often
+    // the user's: shapes that do not broadcast, a dtype an op refuses).
+    if (!fallbackEnabled.load()) throw;
     const auto* ce = dynamic_cast<const c10::Error*>(&e);
     std::string msg = ce != nullptr ? ce->what_without_backtrace() : e.what();
     // Meta kernels written in Python append their traceback.
