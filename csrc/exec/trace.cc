@@ -39,6 +39,17 @@ struct Trace {
   std::vector<Node> nodes;
   std::vector<std::weak_ptr<PendingValue>> values;
   std::vector<hlo::TensorType> valueTypes;
+
+  // Drops everything recorded; the next op starts a new trace.
+  void clear() {
+    nodes.clear();
+    values.clear();
+    valueTypes.clear();
+    inputs.clear();
+    inputIndex.clear();
+    scalars.clear();
+    scalarTypes.clear();
+  }
 };
 
 struct FusedProgram {
@@ -225,13 +236,8 @@ void flushLocked(Trace& t, const std::string& reason) {
       fused->exe = client()->compile(text);
     } catch (const std::exception& e) {
       const std::string culprit = blame(t);
-      t.nodes.clear();
-      t.values.clear();
-      t.valueTypes.clear();
-      t.inputs.clear();
-      t.inputIndex.clear();
-      t.scalars.clear();
-      t.scalarTypes.clear();
+      t.clear();
+      t.id = nextTraceId++;  // its pending values are lost: reading them raises
       throw runtime::Error(runtime::ErrorCode::kInternal,
                            "a fused program failed to compile" +
                                (culprit.empty() ? std::string(": ") + e.what()
@@ -270,7 +276,14 @@ void flushLocked(Trace& t, const std::string& reason) {
   for (const auto& b : scalarBuffers) args.push_back(&b);
   runtime::ExecuteOptions opts;
   opts.device = t.device;
-  runtime::ExecuteResult r = program->exe->execute(args, opts);
+  runtime::ExecuteResult r;
+  try {
+    r = program->exe->execute(args, opts);
+  } catch (...) {
+    t.clear();
+    t.id = nextTraceId++;  // its pending values are lost: reading them raises
+    throw;
+  }
   metrics().launches += 1;
   metrics().addFlush(reason);
   metrics().fusedOps += static_cast<int64_t>(t.nodes.size());
@@ -279,13 +292,7 @@ void flushLocked(Trace& t, const std::string& reason) {
     live[o]->resolved = std::make_shared<DeviceArray>(std::move(r.outputs[o]));
   }
 
-  t.nodes.clear();
-  t.values.clear();
-  t.valueTypes.clear();
-  t.inputs.clear();
-  t.inputIndex.clear();
-  t.scalars.clear();
-  t.scalarTypes.clear();
+  t.clear();
   t.id = nextTraceId++;
 }
 
