@@ -6,6 +6,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "exec/compile_cache.h"
 #include "exec/metrics.h"
 #include "exec/runtime_state.h"
 #include "exec/trace.h"
@@ -24,21 +25,8 @@ std::unordered_map<std::string, std::shared_ptr<runtime::Executable>>& textCache
   return *c;
 }
 
-// Seconds after which a compile reports what it compiled.
-constexpr double kSlowCompileSeconds = 2.0;
-
 std::shared_ptr<runtime::Executable> compileText(const std::string& text, const std::string& what) {
-  auto t0 = std::chrono::steady_clock::now();
-  auto exe = client()->compile(text);
-  auto nanos =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
-          .count();
-  metrics().compiles += 1;
-  metrics().compileNanos += nanos;
-  if (nanos > kSlowCompileSeconds * 1e9) {
-    std::fprintf(stderr, "torchtpu: compiling %s took %.1f s\n", what.c_str(), nanos / 1e9);
-  }
-  return exe;
+  return compileCached(text, what);
 }
 
 // Completion events of launched programs, for synchronize().

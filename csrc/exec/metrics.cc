@@ -38,6 +38,7 @@ void Metrics::reset() {
   compiles = 0;
   compileNanos = 0;
   cacheHits = 0;
+  diskCacheHits = 0;
   launches = 0;
   hostToDeviceBytes = 0;
   deviceToHostBytes = 0;

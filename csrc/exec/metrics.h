@@ -13,6 +13,7 @@ struct Metrics {
   std::atomic<int64_t> compiles{0};
   std::atomic<int64_t> compileNanos{0};
   std::atomic<int64_t> cacheHits{0};
+  std::atomic<int64_t> diskCacheHits{0};  // programs loaded from the compile cache
   std::atomic<int64_t> launches{0};
   std::atomic<int64_t> hostToDeviceBytes{0};
   std::atomic<int64_t> deviceToHostBytes{0};

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "exec/compile_cache.h"
 #include "exec/metrics.h"
 #include "exec/op_program.h"
 #include "exec/runtime_state.h"
@@ -231,9 +232,13 @@ void flushLocked(Trace& t, const std::string& reason) {
     fn.ret(outs);
     for (auto [p, o] : donations) fn.aliasParamToOutput(p, o);
     const std::string text = module.toText();
-    auto t0 = std::chrono::steady_clock::now();
     try {
-      fused->exe = client()->compile(text);
+      const int64_t before = metrics().compiles.load();
+      fused->exe =
+          compileCached(text, "a fused program of " + std::to_string(t.nodes.size()) + " ops");
+      if (metrics().compiles.load() > before && !programCache().empty()) {
+        metrics().recompiles += 1;
+      }
     } catch (const std::exception& e) {
       const std::string culprit = blame(t);
       t.clear();
@@ -242,16 +247,6 @@ void flushLocked(Trace& t, const std::string& reason) {
                            "a fused program failed to compile" +
                                (culprit.empty() ? std::string(": ") + e.what()
                                                 : "; the op that fails is " + culprit));
-    }
-    const auto nanos =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
-            .count();
-    metrics().compiles += 1;
-    metrics().compileNanos += nanos;
-    if (!programCache().empty()) metrics().recompiles += 1;
-    if (nanos > 2e9) {
-      std::fprintf(stderr, "torchtpu: compiling a fused program of %zu ops took %.1f s\n",
-                   t.nodes.size(), nanos / 1e9);
     }
     programCache()[key] = fused;
     program = fused;

@@ -5,6 +5,7 @@
 #include "aten/bridge.h"
 #include "aten/generator.h"
 #include "aten/storage.h"
+#include "exec/compile_cache.h"
 #include "exec/executor.h"
 #include "exec/metrics.h"
 #include "exec/runtime_state.h"
@@ -27,6 +28,7 @@ py::dict metricsDict() {
   d["compiles"] = m.compiles.load();
   d["compile_seconds"] = m.compileNanos.load() / 1e9;
   d["cache_hits"] = m.cacheHits.load();
+  d["disk_cache_hits"] = m.diskCacheHits.load();
   d["launches"] = m.launches.load();
   d["fallbacks"] = m.fallbacks();
   d["host_to_device_bytes"] = m.hostToDeviceBytes.load();
@@ -130,6 +132,7 @@ void bindTorch(py::module_& m) {
     return "unknown";
   });
   m.def("_lowered_ops", &lower::registeredOps);
+  m.def("_compile_cache_dir", &exec::compileCacheDir);
   m.def("_register_lowered_overrides", &aten::registerLoweredOverrides);
   m.def("_storage_materialized",
         [](const at::Tensor& t) { return aten::deviceStorage(t).materialized(); });

@@ -1,0 +1,149 @@
+#include "exec/compile_cache.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "exec/metrics.h"
+#include "exec/runtime_state.h"
+#include "runtime/client.h"
+#include "runtime/compile_options.h"
+#include "runtime/program_signature.h"
+
+namespace torchtpu::exec {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kMagic[] = "torchtpu-exe-v1\n";
+constexpr double kSlowCompileSeconds = 2.0;
+
+// 64-bit FNV-1a; entries also store their full key text, compared on load, so
+// a hash collision can only cost a recompile.
+uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ULL) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+// What makes a compiled program reusable: the plugin and its compiler.
+std::string pluginIdentity() {
+  const auto& c = client();
+  std::ostringstream out;
+  out << c->plugin().path() << "|" << c->platformName() << "|" << c->platformVersion();
+  for (const auto& [k, v] : c->plugin().attributes()) out << "|" << k << "=" << v;
+  out << "|" << runtime::CompileOptions{}.fingerprint();
+  return out.str();
+}
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void warn(const std::string& message) {
+  std::fprintf(stderr, "torchtpu: compile cache: %s\n", message.c_str());
+}
+
+}  // namespace
+
+std::string compileCacheDir() {
+  const char* env = std::getenv("TORCHTPU_CACHE_DIR");
+  if (env != nullptr) {
+    const std::string v = env;
+    if (v.empty() || v == "0" || v == "off") return "";
+    return v;
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg) {
+    return std::string(xdg) + "/torchtpu";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home) {
+    return std::string(home) + "/.cache/torchtpu";
+  }
+  return "";
+}
+
+std::shared_ptr<runtime::Executable> compileCached(const std::string& text,
+                                                   const std::string& what) {
+  const auto& c = client();
+  const std::string dir = compileCacheDir();
+  std::string key;
+  fs::path path;
+  if (!dir.empty()) {
+    key = pluginIdentity() + "\n" + text;
+    char name[32];
+    std::snprintf(name, sizeof(name), "%016llx.exe", static_cast<unsigned long long>(fnv1a(key)));
+    path = fs::path(dir) / name;
+    std::error_code ec;
+    if (fs::exists(path, ec)) {
+      try {
+        const std::string blob = readFile(path);
+        // magic, key length, key, executable bytes
+        const size_t m = sizeof(kMagic) - 1;
+        if (blob.compare(0, m, kMagic) != 0 || blob.size() < m + 8) {
+          throw std::runtime_error("not a torchtpu cache entry");
+        }
+        uint64_t keyLen = 0;
+        std::memcpy(&keyLen, blob.data() + m, 8);
+        if (blob.size() < m + 8 + keyLen) throw std::runtime_error("truncated");
+        if (blob.compare(m + 8, keyLen, key) == 0) {
+          auto exe = c->deserialize(std::string_view(blob).substr(m + 8 + keyLen));
+          exe->setParameters(runtime::parseMainSignature(text));
+          metrics().diskCacheHits += 1;
+          return exe;
+        }
+      } catch (const std::exception& e) {
+        warn("ignoring unusable entry " + path.string() + " (" + e.what() + "); rebuilding it");
+      }
+    }
+  }
+
+  auto t0 = std::chrono::steady_clock::now();
+  auto exe = c->compile(text);
+  const auto nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  metrics().compiles += 1;
+  metrics().compileNanos += nanos;
+  if (nanos > kSlowCompileSeconds * 1e9) {
+    std::fprintf(stderr, "torchtpu: compiling %s took %.1f s\n", what.c_str(), nanos / 1e9);
+  }
+
+  if (!dir.empty()) {
+    try {
+      const std::string bytes = exe->serialize();
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      // A private file renamed into place: readers never see a partial entry.
+      const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." +
+                           std::to_string(reinterpret_cast<uintptr_t>(&bytes));
+      {
+        std::ofstream out(tmp, std::ios::binary);
+        const uint64_t keyLen = key.size();
+        out.write(kMagic, sizeof(kMagic) - 1);
+        out.write(reinterpret_cast<const char*>(&keyLen), 8);
+        out << key << bytes;
+        if (!out) throw std::runtime_error("write failed");
+      }
+      fs::rename(tmp, path, ec);
+      if (ec) {
+        fs::remove(tmp, ec);
+      }
+    } catch (const std::exception& e) {
+      warn(std::string("could not store an entry: ") + e.what());
+    }
+  }
+  return exe;
+}
+
+}  // namespace torchtpu::exec

@@ -1,0 +1,9 @@
+"""Test-session settings: a private compile cache, so tests that count compiles
+see the same counts on every run (the user's cache is left alone)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+os.environ["TORCHTPU_CACHE_DIR"] = tempfile.mkdtemp(prefix="torchtpu-test-cache-")
