@@ -168,6 +168,19 @@ std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo
   return values;
 }
 
+// "aten::mm(self: f32[4, 5], mat2: f32[6, 7])": the user's op, for messages.
+std::string describe(const ir::OpCall& call) {
+  std::string out = call.op + "(";
+  for (size_t k = 0; k < call.args.size(); ++k) {
+    const ir::ArgValue& a = call.args[k];
+    if (a.kind != ir::ArgValue::Kind::kTensor || !a.tensor.present()) continue;
+    if (out.back() != '(') out += ", ";
+    out += call.argNames[k] + ": " + std::string(runtime::elementTypeName(a.tensor.dtype)) +
+           hlo::dimsStr(a.tensor.sizes);
+  }
+  return out + ")";
+}
+
 // Finds the recorded op whose program does not compile, for the message.
 std::string blame(const Trace& t) {
   const ScalarPacking packing = packScalars(t.scalarTypes);
@@ -182,7 +195,7 @@ std::string blame(const Trace& t) {
       fn.ret(outs);
       client()->compile(m.toText());
     } catch (const std::exception& e) {
-      return t.nodes[n - 1].where + ": " + e.what();
+      return describe(t.nodes[n - 1].call) + ": " + e.what();
     }
   }
   return "";
