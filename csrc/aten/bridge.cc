@@ -715,7 +715,7 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   if (defer) {
     exec::RecordedOutputs rec;
     try {
-      rec = exec::recordOpCall(b.call_, key, b.bindings(), std::move(b.scalars_), b.device(), name);
+      rec = exec::recordOpCall(b.call_, key, b.bindings(), std::move(b.scalars_), b.device());
     } catch (const std::exception& e) {
       rethrowRuntimeError(e, name);
     }
@@ -811,7 +811,7 @@ void deviceCopy(const at::Tensor& dst, const at::Tensor& src) {
     const std::string key = b.call_.key();
     exec::RecordedOutputs rec;
     try {
-      rec = exec::recordOpCall(b.call_, key, b.bindings(), {}, b.device(), "copy_");
+      rec = exec::recordOpCall(b.call_, key, b.bindings(), {}, b.device());
     } catch (const std::exception& e) {
       rethrowRuntimeError(e, "copy_");
     }

@@ -21,7 +21,6 @@ namespace {
 struct Node {
   ir::OpCall call;
   std::string key;
-  std::string where;
   // Per call array: -1 - p for trace input p, value id >= 0, or kZeroBinding.
   std::vector<int> arrays;
   int firstScalar = 0;       // the call's scalars are trace scalars [first, first + n)
@@ -319,7 +318,7 @@ void resolvePending(const PendingPtr& value) {
 
 RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
                              std::vector<ArrayBinding> arrays, std::vector<HostScalar> scalars,
-                             int device, const std::string& where) {
+                             int device) {
   std::lock_guard<std::recursive_mutex> lock(mu);
   Trace* t = &traceFor(device);
   // Cut where the op stream starts to repeat (a loop's next iteration), or
@@ -340,7 +339,6 @@ RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
   Node node;
   node.call = call;
   node.key = key;
-  node.where = where;
   for (size_t k = 0; k < arrays.size(); ++k) {
     ArrayBinding& b = arrays[k];
     if (b.kind == ArrayBinding::Kind::kPending && b.pending->resolved) {

@@ -29,11 +29,10 @@ struct RecordedOutputs {
 };
 
 // Records `call` into the current trace of `device` (flushing first where
-// the op stream starts to repeat or the trace is full). `where` describes the
-// user's op for error messages (op, shapes).
+// the op stream starts to repeat or the trace is full).
 RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
                              std::vector<ArrayBinding> arrays, std::vector<HostScalar> scalars,
-                             int device, const std::string& where);
+                             int device);
 
 // Runs everything recorded (all devices). `reason` is counted in metrics.
 void flushTraces(const std::string& reason);
