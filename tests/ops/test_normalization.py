@@ -9,49 +9,13 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from compare_cpu import run
 
 import torchtpu
 
 D = "tpu"
 NAN = float("nan")
 INF = float("inf")
-
-
-def _flat(v):
-    if isinstance(v, torch.Tensor):
-        return [v]
-    return [t for t in v if isinstance(t, torch.Tensor)]
-
-
-def run(fn, *inputs, grad=False, atol=1e-5, rtol=1e-5, allow=(), nograd=()):
-    """fn on CPU and on tpu, compared (NaN == NaN); with `grad`, also the
-    gradients of the floating inputs (except the positions in `nograd`).
-    Asserts that nothing fell back to the CPU except `allow`."""
-
-    def needs(i, x):
-        return grad and x.is_floating_point() and i not in nograd
-
-    cpu_in = [x.clone().requires_grad_(needs(i, x)) for i, x in enumerate(inputs)]
-    tpu_in = [x.detach().to(D).requires_grad_(needs(i, x)) for i, x in enumerate(inputs)]
-    torchtpu.metrics.reset()
-    want = _flat(fn(*cpu_in))
-    got = _flat(fn(*tpu_in))
-    assert len(got) == len(want)
-    for g, w in zip(got, want, strict=True):
-        assert g.device.type == D
-        torch.testing.assert_close(g.cpu(), w.detach(), atol=atol, rtol=rtol, equal_nan=True)
-    if grad:
-        outs = [(w, g) for w, g in zip(want, got, strict=True) if w.requires_grad]
-        grads = [torch.randn_like(w) for w, _ in outs]
-        torch.autograd.backward([w for w, _ in outs], grads)
-        torch.autograd.backward([g for _, g in outs], [x.to(D) for x in grads])
-        for a, b in zip(cpu_in, tpu_in, strict=True):
-            if a.grad is not None:
-                torch.testing.assert_close(b.grad.cpu(), a.grad, atol=atol, rtol=rtol)
-    fallbacks = {
-        k: v for k, v in torchtpu.metrics.counters()["fallbacks"].items() if k not in allow
-    }
-    assert not fallbacks, f"CPU fallbacks: {fallbacks}"
 
 
 torch.manual_seed(0)

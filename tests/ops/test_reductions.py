@@ -4,49 +4,19 @@ argmax/argmin, aminmax, var/std(_mean) with correction, norm /
 linalg.vector_norm for every order, logsumexp, any/all, count_nonzero, and
 the cumulative ops; forward and backward, with no CPU fallback."""
 
+import functools
+
+import compare_cpu
 import pytest
 import torch
-
-import torchtpu
 
 D = "tpu"
 NAN = float("nan")
 INF = float("inf")
 
 
-def _flat(v):
-    if isinstance(v, torch.Tensor):
-        return [v]
-    return [t for t in v if isinstance(t, torch.Tensor)]
-
-
-def run(fn, *inputs, grad=False, atol=1e-5, rtol=1e-5, allow=()):
-    """fn on CPU and on tpu (same inputs), compared (NaN == NaN); with `grad`,
-    also the gradients of the floating inputs for the same random output
-    gradients. Asserts that nothing fell back to the CPU except `allow`."""
-    cpu_in = [x.clone().requires_grad_(grad and x.is_floating_point()) for x in inputs]
-    tpu_in = [x.detach().to(D).requires_grad_(grad and x.is_floating_point()) for x in inputs]
-    torchtpu.metrics.reset()
-    want = _flat(fn(*cpu_in))
-    got = _flat(fn(*tpu_in))
-    assert len(got) == len(want)
-    for g, w in zip(got, want, strict=True):
-        assert g.device.type == D
-        torch.testing.assert_close(g.cpu(), w.detach(), atol=atol, rtol=rtol, equal_nan=True)
-    if grad:
-        outs = [(w, g) for w, g in zip(want, got, strict=True) if w.requires_grad]
-        grads = [torch.randn_like(w) for w, _ in outs]
-        torch.autograd.backward([w for w, _ in outs], grads)
-        torch.autograd.backward([g for _, g in outs], [x.to(D) for x in grads])
-        for a, b in zip(cpu_in, tpu_in, strict=True):
-            if a.grad is not None:
-                torch.testing.assert_close(
-                    b.grad.cpu(), a.grad, atol=atol, rtol=rtol, equal_nan=True
-                )
-    fallbacks = {
-        k: v for k, v in torchtpu.metrics.counters()["fallbacks"].items() if k not in allow
-    }
-    assert not fallbacks, f"CPU fallbacks: {fallbacks}"
+# Reductions of NaN inputs give NaN gradients on both sides.
+run = functools.partial(compare_cpu.run, grad_equal_nan=True)
 
 
 torch.manual_seed(0)

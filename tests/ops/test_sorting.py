@@ -4,43 +4,10 @@ nanmedian (full and .dim); forward and backward, with no CPU fallback."""
 
 import pytest
 import torch
-
-import torchtpu
+from compare_cpu import run
 
 D = "tpu"
 NAN = float("nan")
-
-
-def _flat(v):
-    if isinstance(v, torch.Tensor):
-        return [v]
-    return [t for t in v if isinstance(t, torch.Tensor)]
-
-
-def run(fn, *inputs, grad=False, atol=1e-5, rtol=1e-5, allow=()):
-    """fn on CPU and on tpu, compared (NaN == NaN, indices exactly); with
-    `grad`, also the input gradients. No CPU fallback except `allow`."""
-    cpu_in = [x.clone().requires_grad_(grad and x.is_floating_point()) for x in inputs]
-    tpu_in = [x.detach().to(D).requires_grad_(grad and x.is_floating_point()) for x in inputs]
-    torchtpu.metrics.reset()
-    want = _flat(fn(*cpu_in))
-    got = _flat(fn(*tpu_in))
-    assert len(got) == len(want)
-    for g, w in zip(got, want, strict=True):
-        assert g.device.type == D
-        torch.testing.assert_close(g.cpu(), w.detach(), atol=atol, rtol=rtol, equal_nan=True)
-    if grad:
-        outs = [(w, g) for w, g in zip(want, got, strict=True) if w.requires_grad]
-        grads = [torch.randn_like(w) for w, _ in outs]
-        torch.autograd.backward([w for w, _ in outs], grads)
-        torch.autograd.backward([g for _, g in outs], [x.to(D) for x in grads])
-        for a, b in zip(cpu_in, tpu_in, strict=True):
-            if a.grad is not None:
-                torch.testing.assert_close(b.grad.cpu(), a.grad, atol=atol, rtol=rtol)
-    fallbacks = {
-        k: v for k, v in torchtpu.metrics.counters()["fallbacks"].items() if k not in allow
-    }
-    assert not fallbacks, f"CPU fallbacks: {fallbacks}"
 
 
 torch.manual_seed(0)
