@@ -44,8 +44,9 @@ build: setup $(VENV)/.stamp-build
 
 $(VENV)/.stamp-build: $(CSRC) $(VENV)/.stamp-deps
 	@echo "building torchtpu._C"
+	@touch $@.start   # the stamp carries the start time: edits made during the build rebuild next time
 	$(PIP) install --no-build-isolation --no-deps -e .
-	@touch $@
+	@mv $@.start $@
 
 cpp-test: setup
 	@test -f $(CPP_BUILD)/build.ninja || \
