@@ -92,3 +92,15 @@ def _patch_printing() -> None:
 _register()
 _C._register_lowered_overrides()
 _patch_printing()
+
+
+def _register_distributed() -> None:
+    import torch.distributed as dist
+
+    if dist.is_available():
+        from torchtpu import distributed
+
+        distributed.register()
+
+
+_register_distributed()
