@@ -645,6 +645,7 @@ std::string Function::toText() const {
   if (!finished_) {
     throw std::invalid_argument("hlo::Function @" + name_ + ": ret() was not called");
   }
+  if (!rawText_.empty()) return rawText_;
   std::vector<std::string> args;
   std::vector<bool> outputTaken(resultTypes_.size(), false);
   for (int i = 0; i < numParams(); ++i) {

@@ -58,6 +58,8 @@ class Function {
   // Set by ret(); empty before.
   const std::vector<TensorType>& resultTypes() const { return resultTypes_; }
   bool finished() const { return finished_; }
+  // The module this function (or region) belongs to.
+  Module& module() const { return *module_; }
 
   // ---- argument attributes (top-level functions only) --------------------
   // Parameter `param`'s buffer may be reused for result `output` (they must
@@ -235,6 +237,7 @@ class Function {
   bool finished_ = false;
   std::vector<std::optional<int>> aliasOutput_;  // per param
   std::vector<bool> donor_;                      // per param
+  std::string rawText_;  // set for a function imported from text (Module::addFunctionText)
 };
 
 }  // namespace torchtpu::hlo

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "hlo/function_text.h"
+
 namespace torchtpu::hlo {
 
 bool isValidSymbolName(const std::string& s) {
@@ -34,6 +36,15 @@ Function& Module::addFunction(const std::string& name, std::vector<TensorType> p
   functions_.push_back(
       std::unique_ptr<Function>(new Function(this, name, std::move(params), isPublic)));
   return *functions_.back();
+}
+
+Function& Module::addFunctionText(const std::string& name, const std::string& text) {
+  FunctionText imported = importFunctionText(text, name);
+  Function& f = addFunction(name, imported.params, /*isPublic=*/false);
+  f.resultTypes_ = std::move(imported.results);
+  f.finished_ = true;
+  f.rawText_ = std::move(imported.text);
+  return f;
 }
 
 Function* Module::find(const std::string& name) {

@@ -35,6 +35,11 @@ class Module {
   // stays valid for the module's lifetime.
   Function& addFunction(const std::string& name, std::vector<TensorType> params,
                         bool isPublic = false);
+  // Adds a finished, private function from StableHLO text (see
+  // hlo/function_text.h): its @main becomes @name, its other functions
+  // "name.<old name>". Call it with Function::call, which checks the argument
+  // types against the text's signature.
+  Function& addFunctionText(const std::string& name, const std::string& text);
   Function* find(const std::string& name);
   const Function* find(const std::string& name) const;
   const std::string& name() const { return name_; }

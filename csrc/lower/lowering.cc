@@ -13,18 +13,27 @@ std::map<std::string, LowerFn>& registry() {
   return r;
 }
 
+// Custom kernels register at run time, while other threads look ops up.
+std::mutex& registryMu() {
+  static std::mutex mu;
+  return mu;
+}
+
 }  // namespace
 
 void registerLowering(const std::vector<std::string>& ops, LowerFn fn) {
+  std::lock_guard<std::mutex> lock(registryMu());
   for (const std::string& op : ops) registry()[op] = fn;
 }
 
 const LowerFn* findLowering(const std::string& op) {
+  std::lock_guard<std::mutex> lock(registryMu());
   auto it = registry().find(op);
   return it == registry().end() ? nullptr : &it->second;
 }
 
 std::vector<std::string> registeredOps() {
+  std::lock_guard<std::mutex> lock(registryMu());
   std::vector<std::string> out;
   for (const auto& [name, fn] : registry()) out.push_back(name);
   return out;

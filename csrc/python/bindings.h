@@ -7,5 +7,6 @@ namespace torchtpu::python {
 
 void bindRuntime(pybind11::module_& m);
 void bindTorch(pybind11::module_& m);
+void bindKernels(pybind11::module_& m);
 
 }  // namespace torchtpu::python

@@ -8,4 +8,5 @@ PYBIND11_MODULE(_C, m) {
   auto runtime = m.def_submodule("runtime", "The PJRT runtime layer");
   torchtpu::python::bindRuntime(runtime);
   torchtpu::python::bindTorch(m);
+  torchtpu::python::bindKernels(m);
 }
