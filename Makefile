@@ -1,6 +1,7 @@
 # torchtpu: the two commands of the README, and their building blocks.
 #   make run    set up (if needed) and run the main job on the embedded CPU plugin
 #   make test   set up (if needed) and run every test (ctest, then pytest)
+#   make coverage  the full OpInfo sweep -> docs/coverage.{md,json}
 # Both are idempotent: a second run skips the steps whose inputs did not change.
 
 PYTHON ?= python3
@@ -14,9 +15,10 @@ PYTEST_ARGS ?=
 # Pinned: torch's CPU build (local wheel), the CPU PJRT plugin (runtime), the
 # xla-cpu-pjrt wheel (pjrt_c_api.h at build time; also a second plugin to test).
 DEPS := torch==2.13.0 numpy lammps-jax-pjrt-cpu==0.11.2 xla-cpu-pjrt==0.0.1 \
-        scikit-build-core pytest ruff clang-format
+        scikit-build-core pytest ruff clang-format transformers==5.23.0 \
+        expecttest==0.3.0
 
-.PHONY: run test bench setup build cpp-test py-test format lint clean
+.PHONY: run test bench coverage setup build cpp-test py-test format lint clean
 
 run: build
 	$(PY) examples/train.py
@@ -27,6 +29,10 @@ test: build cpp-test py-test
 bench: build
 	$(PIP) install matplotlib
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
+
+# The full OpInfo sweep (every sample, float32/bfloat16/int64/bool) and its report.
+coverage: build
+	$(PY) tests/opinfo/sweep.py $(COVERAGE_ARGS)
 
 setup: $(VENV)/.stamp-deps /usr/include/gtest/gtest.h
 
