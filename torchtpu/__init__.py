@@ -26,11 +26,13 @@ from torchtpu import (
 )
 from torchtpu import device as _device_module
 from torchtpu._plugin import PluginInfo, client, info, resolve
+from torchtpu.dynamo import compile_backend
 from torchtpu.modes import get_mode, mode, set_mode, sync
 
 __all__ = [
     "PluginInfo",
     "client",
+    "compile_backend",
     "devices",
     "get_mode",
     "info",

@@ -3,12 +3,15 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "exec/metrics.h"
 #include "exec/runtime_state.h"
@@ -109,7 +112,33 @@ std::shared_ptr<runtime::Executable> compileCached(const std::string& text,
   }
 
   auto t0 = std::chrono::steady_clock::now();
-  auto exe = c->compile(text);
+  // A compile still running after a while says what it compiles.
+  std::mutex doneMu;
+  std::condition_variable doneCv;
+  bool done = false;
+  std::thread watcher([&] {
+    std::unique_lock<std::mutex> lock(doneMu);
+    if (!doneCv.wait_for(lock, std::chrono::duration<double>(kSlowCompileSeconds),
+                         [&] { return done; })) {
+      std::fprintf(stderr, "torchtpu: compiling %s ...\n", what.c_str());
+    }
+  });
+  auto finish = [&] {
+    {
+      std::lock_guard<std::mutex> lock(doneMu);
+      done = true;
+    }
+    doneCv.notify_one();
+    watcher.join();
+  };
+  std::shared_ptr<runtime::Executable> exe;
+  try {
+    exe = c->compile(text);
+  } catch (...) {
+    finish();
+    throw;
+  }
+  finish();
   const auto nanos =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
           .count();

@@ -45,6 +45,10 @@ void Metrics::reset() {
   peakLiveBytes = liveBytes.load();
   fusedOps = 0;
   recompiles = 0;
+  graphCompiles = 0;
+  graphCompileNanos = 0;
+  graphRuns = 0;
+  graphEagerRuns = 0;
   std::lock_guard<std::mutex> lock(mu_);
   fallbacks_.clear();
   flushes_.clear();

@@ -22,6 +22,12 @@ struct Metrics {
   std::atomic<int64_t> peakLiveBytes{0};
   std::atomic<int64_t> fusedOps{0};    // ops run inside fused (deferred) programs
   std::atomic<int64_t> recompiles{0};  // fused programs compiled after the first
+  // torch.compile: graphs captured and compiled (capture included in the
+  // time), runs of captured graphs, graphs run eagerly because capture failed.
+  std::atomic<int64_t> graphCompiles{0};
+  std::atomic<int64_t> graphCompileNanos{0};
+  std::atomic<int64_t> graphRuns{0};
+  std::atomic<int64_t> graphEagerRuns{0};
 
   void addFlush(const std::string& reason);
   std::map<std::string, int64_t> flushes() const;

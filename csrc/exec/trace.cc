@@ -11,53 +11,33 @@
 #include "exec/metrics.h"
 #include "exec/op_program.h"
 #include "exec/runtime_state.h"
+#include "exec/trace_state.h"
 #include "hlo/module.h"
 #include "lower/lowering.h"
 #include "runtime/client.h"
 
 namespace torchtpu::exec {
+namespace detail {
+
+void Trace::reset() {
+  nodes.clear();
+  values.clear();
+  valueTypes.clear();
+  inputs.clear();
+  inputIndex.clear();
+  scalars.clear();
+  scalarTypes.clear();
+  capturing = false;
+  id = 0;  // traceFor() gives it the next id
+}
+
 namespace {
-
-struct Node {
-  ir::OpCall call;
-  std::string key;
-  // Per call array: -1 - p for trace input p, value id >= 0, or kZeroBinding.
-  std::vector<int> arrays;
-  int firstScalar = 0;       // the call's scalars are trace scalars [first, first + n)
-  std::vector<int> outputs;  // value ids: new results, then updated arrays
-};
-
-constexpr int kZeroBinding = -1000000000;
-
-struct Trace {
-  uint64_t id = 0;
-  int device = 0;
-  std::vector<ArrayPtr> inputs;
-  std::unordered_map<const DeviceArray*, int> inputIndex;
-  std::vector<hlo::TensorType> scalarTypes;
-  std::vector<HostScalar> scalars;
-  std::vector<Node> nodes;
-  std::vector<std::weak_ptr<PendingValue>> values;
-  std::vector<hlo::TensorType> valueTypes;
-
-  // Drops everything recorded; the next op starts a new trace.
-  void clear() {
-    nodes.clear();
-    values.clear();
-    valueTypes.clear();
-    inputs.clear();
-    inputIndex.clear();
-    scalars.clear();
-    scalarTypes.clear();
-  }
-};
 
 struct FusedProgram {
   std::shared_ptr<runtime::Executable> exe;
   std::vector<int> outputs;  // value ids returned, in order
 };
 
-std::recursive_mutex mu;
 uint64_t nextTraceId = 1;
 std::map<int, Trace>& traces() {
   static auto* t = new std::map<int, Trace>();
@@ -68,6 +48,13 @@ std::unordered_map<std::string, std::shared_ptr<const FusedProgram>>& programCac
   return *c;
 }
 
+}  // namespace
+
+std::recursive_mutex& traceMutex() {
+  static auto* m = new std::recursive_mutex();
+  return *m;
+}
+
 Trace& traceFor(int device) {
   Trace& t = traces()[device];
   if (t.id == 0) {
@@ -76,6 +63,8 @@ Trace& traceFor(int device) {
   }
   return t;
 }
+
+namespace {
 
 // The structural key of a trace: its ops, their wiring, the live outputs and
 // the donated inputs.
@@ -98,13 +87,7 @@ std::string traceKey(const Trace& t, const std::vector<int>& outputs,
   return key;
 }
 
-// Runtime scalars travel packed: one 1-D array per element type holds the
-// scalars of that type back to back (one host-to-device copy each).
-struct ScalarPacking {
-  std::vector<runtime::ElementType> groups;    // element type of each packed array
-  std::vector<int64_t> groupSize;              // elements in each
-  std::vector<std::pair<int, int64_t>> where;  // per scalar: (group, first element)
-};
+}  // namespace
 
 ScalarPacking packScalars(const std::vector<hlo::TensorType>& types) {
   ScalarPacking p;
@@ -122,6 +105,17 @@ ScalarPacking packScalars(const std::vector<hlo::TensorType>& types) {
     p.groupSize[g] += t.numElements();
   }
   return p;
+}
+
+std::vector<uint8_t> packedBytes(const ScalarPacking& packing,
+                                 const std::vector<HostScalar>& scalars, size_t g) {
+  std::vector<uint8_t> bytes;
+  for (size_t k = 0; k < scalars.size(); ++k) {
+    if (packing.where[k].first == static_cast<int>(g)) {
+      bytes.insert(bytes.end(), scalars[k].begin(), scalars[k].end());
+    }
+  }
+  return bytes;
 }
 
 std::vector<hlo::TensorType> paramTypes(const Trace& t, const ScalarPacking& packing) {
@@ -167,6 +161,8 @@ std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo
   return values;
 }
 
+namespace {
+
 // "aten::mm(self: f32[4, 5], mat2: f32[6, 7])": the user's op, for messages.
 std::string describe(const ir::OpCall& call) {
   std::string out = call.op + "(";
@@ -180,7 +176,8 @@ std::string describe(const ir::OpCall& call) {
   return out + ")";
 }
 
-// Finds the recorded op whose program does not compile, for the message.
+}  // namespace
+
 std::string blame(const Trace& t) {
   const ScalarPacking packing = packScalars(t.scalarTypes);
   for (size_t n = 1; n <= t.nodes.size(); ++n) {
@@ -202,6 +199,12 @@ std::string blame(const Trace& t) {
 
 void flushLocked(Trace& t, const std::string& reason) {
   if (t.nodes.empty()) return;
+  if (t.capturing) {
+    throw runtime::Error(runtime::ErrorCode::kFailedPrecondition,
+                         "a graph being captured for torch.compile needs a value on the host "
+                         "(" +
+                             reason + ")");
+  }
   // Live values: still referenced by a storage (or anything else).
   std::vector<int> outputs;
   std::vector<PendingPtr> live;
@@ -253,8 +256,7 @@ void flushLocked(Trace& t, const std::string& reason) {
       }
     } catch (const std::exception& e) {
       const std::string culprit = blame(t);
-      t.clear();
-      t.id = nextTraceId++;  // its pending values are lost: reading them raises
+      t.reset();  // its pending values are lost: reading them raises
       throw runtime::Error(runtime::ErrorCode::kInternal,
                            "a fused program failed to compile" +
                                (culprit.empty() ? std::string(": ") + e.what()
@@ -268,12 +270,7 @@ void flushLocked(Trace& t, const std::string& reason) {
   const auto& c = client();
   std::vector<runtime::Buffer> scalarBuffers;
   for (size_t g = 0; g < packing.groups.size(); ++g) {
-    std::vector<uint8_t> bytes;
-    for (size_t k = 0; k < t.scalars.size(); ++k) {
-      if (packing.where[k].first == static_cast<int>(g)) {
-        bytes.insert(bytes.end(), t.scalars[k].begin(), t.scalars[k].end());
-      }
-    }
+    const std::vector<uint8_t> bytes = packedBytes(packing, t.scalars, g);
     scalarBuffers.push_back(
         c->toDevice(bytes.data(), packing.groups[g], {packing.groupSize[g]}, t.device));
     metrics().hostToDeviceBytes += static_cast<int64_t>(bytes.size());
@@ -287,8 +284,7 @@ void flushLocked(Trace& t, const std::string& reason) {
   try {
     r = program->exe->execute(args, opts);
   } catch (...) {
-    t.clear();
-    t.id = nextTraceId++;  // its pending values are lost: reading them raises
+    t.reset();  // its pending values are lost: reading them raises
     throw;
   }
   metrics().launches += 1;
@@ -299,31 +295,38 @@ void flushLocked(Trace& t, const std::string& reason) {
     live[o]->resolved = std::make_shared<DeviceArray>(std::move(r.outputs[o]));
   }
 
-  t.clear();
-  t.id = nextTraceId++;
+  t.reset();
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::flushLocked;
+using detail::kZeroBinding;
+using detail::Node;
+using detail::Trace;
+using detail::traceFor;
+using detail::traceMutex;
+using detail::traces;
 
 void resolvePending(const PendingPtr& value) {
-  std::lock_guard<std::recursive_mutex> lock(mu);
+  std::lock_guard<std::recursive_mutex> lock(traceMutex());
   if (value->resolved) return;
   auto it = traces().find(value->device);
   if (it == traces().end() || it->second.id != value->trace) {
     throw runtime::Error(runtime::ErrorCode::kInternal,
                          "a deferred value was lost (its trace is gone)");
   }
-  flushLocked(it->second, "value needed");
+  detail::flushLocked(it->second, "value needed");
 }
 
 RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
                              std::vector<ArrayBinding> arrays, std::vector<HostScalar> scalars,
                              int device) {
-  std::lock_guard<std::recursive_mutex> lock(mu);
+  std::lock_guard<std::recursive_mutex> lock(traceMutex());
   Trace* t = &traceFor(device);
   // Cut where the op stream starts to repeat (a loop's next iteration), or
   // when the trace is full.
-  if (!t->nodes.empty()) {
+  if (!t->nodes.empty() && !t->capturing) {
     bool repeats = false;
     if (t->nodes.size() >= kMinLoopOps) {
       // One of the trace's first ops comes again (the first ones may be
@@ -397,12 +400,12 @@ RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
 }
 
 void flushTraces(const std::string& reason) {
-  std::lock_guard<std::recursive_mutex> lock(mu);
+  std::lock_guard<std::recursive_mutex> lock(traceMutex());
   for (auto& [device, t] : traces()) flushLocked(t, reason);
 }
 
 size_t pendingOps() {
-  std::lock_guard<std::recursive_mutex> lock(mu);
+  std::lock_guard<std::recursive_mutex> lock(traceMutex());
   size_t n = 0;
   for (const auto& [device, t] : traces()) n += t.nodes.size();
   return n;

@@ -7,6 +7,7 @@ namespace torchtpu::python {
 
 void bindRuntime(pybind11::module_& m);
 void bindTorch(pybind11::module_& m);
+void bindGraphs(pybind11::module_& m);
 void bindKernels(pybind11::module_& m);
 
 }  // namespace torchtpu::python

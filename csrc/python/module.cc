@@ -8,5 +8,6 @@ PYBIND11_MODULE(_C, m) {
   auto runtime = m.def_submodule("runtime", "The PJRT runtime layer");
   torchtpu::python::bindRuntime(runtime);
   torchtpu::python::bindTorch(m);
+  torchtpu::python::bindGraphs(m);
   torchtpu::python::bindKernels(m);
 }

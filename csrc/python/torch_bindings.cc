@@ -39,6 +39,10 @@ py::dict metricsDict() {
   d["flushes"] = m.flushes();
   d["fused_ops"] = m.fusedOps.load();
   d["recompiles"] = m.recompiles.load();
+  d["graphs_compiled"] = m.graphCompiles.load();
+  d["graph_compile_seconds"] = m.graphCompileNanos.load() / 1e9;
+  d["graph_runs"] = m.graphRuns.load();
+  d["graph_eager_runs"] = m.graphEagerRuns.load();
   return d;
 }
 

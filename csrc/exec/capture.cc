@@ -1,0 +1,257 @@
+#include "exec/capture.h"
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+
+#include "exec/compile_cache.h"
+#include "exec/metrics.h"
+#include "exec/runtime_state.h"
+#include "exec/trace.h"
+#include "exec/trace_state.h"
+#include "hlo/module.h"
+#include "runtime/client.h"
+#include "runtime/error.h"
+
+namespace torchtpu::exec {
+namespace {
+
+struct CaptureState {
+  int device = 0;
+  std::vector<DeviceStorage*> inputs;
+  std::vector<ArrayPtr> originals;  // each input's array before the capture
+  std::chrono::steady_clock::time_point start;
+};
+
+std::optional<CaptureState>& state() {
+  static auto* s = new std::optional<CaptureState>();
+  return *s;
+}
+
+// Puts the input storages back as they were and drops the capture trace.
+void restoreInputs(detail::Trace& t) {
+  CaptureState& s = *state();
+  for (size_t i = 0; i < s.inputs.size(); ++i) {
+    if (s.inputs[i] != nullptr) s.inputs[i]->setArray(s.originals[i]);
+  }
+  t.reset();
+  state().reset();
+}
+
+runtime::Error captureError(const std::string& message) {
+  return runtime::Error(runtime::ErrorCode::kFailedPrecondition, message);
+}
+
+}  // namespace
+
+bool capturing() {
+  std::lock_guard<std::recursive_mutex> lock(detail::traceMutex());
+  return state().has_value();
+}
+
+void beginCapture(int device, const std::vector<DeviceStorage*>& inputs) {
+  std::lock_guard<std::recursive_mutex> lock(detail::traceMutex());
+  if (state()) throw captureError("a graph capture is already in progress");
+  flushTraces("compile");
+  CaptureState s;
+  s.device = device;
+  s.inputs = inputs;
+  s.start = std::chrono::steady_clock::now();
+  for (DeviceStorage* in : inputs) s.originals.push_back(in != nullptr ? in->array() : nullptr);
+  detail::Trace& t = detail::traceFor(device);
+  t.capturing = true;
+  state() = std::move(s);
+}
+
+void abortCapture() {
+  std::lock_guard<std::recursive_mutex> lock(detail::traceMutex());
+  if (!state()) return;
+  restoreInputs(detail::traceFor(state()->device));
+}
+
+std::shared_ptr<CapturedGraph> endCapture(const std::vector<DeviceStorage*>& outputs,
+                                          const std::string& name) {
+  std::lock_guard<std::recursive_mutex> lock(detail::traceMutex());
+  if (!state()) throw captureError("no graph capture is in progress");
+  CaptureState& s = *state();
+  detail::Trace& t = detail::traceFor(s.device);
+  auto g = std::make_shared<CapturedGraph>();
+  g->name_ = name;
+  g->device_ = s.device;
+  g->numOps_ = t.nodes.size();
+
+  // Parameters: trace inputs are graph inputs' arrays or constants.
+  for (const ArrayPtr& in : t.inputs) {
+    CapturedGraph::Param p;
+    for (size_t i = 0; i < s.originals.size() && p.input < 0; ++i) {
+      if (s.originals[i] == in) p.input = static_cast<int>(i);
+    }
+    if (p.input < 0) p.constant = in;
+    g->params_.push_back(std::move(p));
+  }
+
+  // Program outputs: graph outputs computed by the trace, then new values of
+  // graph inputs the graph wrote.
+  std::vector<int> programOutputs;  // trace value ids
+  auto outputIndex = [&](int value) {
+    for (size_t k = 0; k < programOutputs.size(); ++k) {
+      if (programOutputs[k] == value) return static_cast<int>(k);
+    }
+    programOutputs.push_back(value);
+    return static_cast<int>(programOutputs.size()) - 1;
+  };
+  auto inputOf = [&](const DeviceStorage* storage) {
+    for (size_t i = 0; i < s.inputs.size(); ++i) {
+      if (s.inputs[i] == storage) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  for (DeviceStorage* out : outputs) {
+    GraphOutput o;
+    if (out == nullptr) {
+      g->outputs_.push_back(o);
+      continue;
+    }
+    if (int i = inputOf(out); i >= 0) {
+      o.kind = GraphOutput::Kind::kInputStorage;
+      o.index = i;
+    } else if (PendingPtr p = out->pending()) {
+      if (p->trace != t.id) throw captureError("a graph output comes from outside the graph");
+      o.kind = GraphOutput::Kind::kValue;
+      o.index = outputIndex(p->id);
+    } else if (ArrayPtr a = out->array()) {
+      o.kind = GraphOutput::Kind::kConstant;
+      o.constant = std::move(a);
+    }
+    g->outputs_.push_back(std::move(o));
+  }
+  for (size_t i = 0; i < s.inputs.size(); ++i) {
+    if (s.inputs[i] == nullptr || inputOf(s.inputs[i]) != static_cast<int>(i)) continue;
+    PendingPtr p = s.inputs[i]->pending();
+    if (p && p->trace == t.id) g->mutations_.emplace_back(static_cast<int>(i), outputIndex(p->id));
+  }
+
+  // Runtime scalars: fixed, except the states of random ops.
+  const detail::ScalarPacking packing = detail::packScalars(t.scalarTypes);
+  g->scalarGroups_ = packing.groups;
+  for (size_t k = 0; k < packing.groups.size(); ++k) {
+    g->scalarBytes_.push_back(detail::packedBytes(packing, t.scalars, k));
+  }
+  for (const detail::Node& node : t.nodes) {
+    for (const ir::ArgValue& a : node.call.args) {
+      if (a.kind != ir::ArgValue::Kind::kRng) continue;
+      const auto [group, first] = packing.where[node.firstScalar + a.scalar];
+      g->rngSlots_.emplace_back(group, static_cast<size_t>(first) * 8);
+    }
+  }
+  g->paramTypes_ = detail::paramTypes(t, packing);
+
+  hlo::Module module("graph");
+  hlo::Function& fn = module.addFunction("main", g->paramTypes_, true);
+  std::vector<hlo::Value> values = detail::emitNodes(fn, t, t.nodes.size(), packing);
+  std::vector<hlo::Value> outs;
+  for (int v : programOutputs) outs.push_back(values[v]);
+  fn.ret(outs);
+  try {
+    g->exe_ = compileCached(module.toText(),
+                            "graph '" + name + "' (" + std::to_string(t.nodes.size()) + " ops)");
+  } catch (const std::exception& e) {
+    const std::string culprit = detail::blame(t);
+    restoreInputs(t);
+    throw runtime::Error(
+        runtime::ErrorCode::kInternal,
+        "graph '" + name + "' failed to compile" +
+            (culprit.empty() ? std::string(": ") + e.what() : "; the op that fails is " + culprit));
+  }
+  g->scalarArrays_.resize(g->scalarGroups_.size());
+  for (size_t k = 0; k < g->scalarGroups_.size(); ++k) {
+    bool random = false;
+    for (const auto& [group, byte] : g->rngSlots_) random = random || group == static_cast<int>(k);
+    if (random) continue;
+    const int64_t n = static_cast<int64_t>(g->scalarBytes_[k].size() /
+                                           runtime::elementByteSize(g->scalarGroups_[k]));
+    g->scalarArrays_[k] = std::make_shared<DeviceArray>(
+        client()->toDevice(g->scalarBytes_[k].data(), g->scalarGroups_[k], {n}, s.device));
+  }
+  metrics().graphCompiles += 1;
+  metrics().graphCompileNanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now() - s.start)
+                                     .count();
+  restoreInputs(t);
+  return g;
+}
+
+std::vector<ArrayPtr> CapturedGraph::run(const std::vector<DeviceStorage*>& inputs,
+                                         const RngSource& rng) const {
+  std::vector<ArrayPtr> args;
+  args.reserve(params_.size());
+  for (size_t p = 0; p < params_.size(); ++p) {
+    if (params_[p].input < 0) {
+      args.push_back(params_[p].constant);
+      continue;
+    }
+    const int i = params_[p].input;
+    DeviceStorage* storage = static_cast<size_t>(i) < inputs.size() ? inputs[i] : nullptr;
+    ArrayPtr a = storage != nullptr ? storage->array() : nullptr;
+    if (!a || a->type() != paramTypes_[p]) {
+      throw runtime::Error(runtime::ErrorCode::kInvalidArgument,
+                           "graph '" + name_ + "': input " + std::to_string(i) +
+                               " is not laid out as when the graph was captured");
+    }
+    args.push_back(std::move(a));
+  }
+  const auto& c = client();
+  std::vector<runtime::Buffer> fresh;
+  fresh.reserve(scalarGroups_.size());
+  std::vector<const runtime::Buffer*> buffers;
+  for (const auto& a : args) buffers.push_back(&a->buffer());
+  std::vector<size_t> freshAt;
+  for (size_t k = 0; k < scalarGroups_.size(); ++k) {
+    if (scalarArrays_[k]) {
+      buffers.push_back(&scalarArrays_[k]->buffer());
+      continue;
+    }
+    std::vector<uint8_t> bytes = scalarBytes_[k];
+    for (const auto& [group, byte] : rngSlots_) {
+      if (group != static_cast<int>(k)) continue;
+      const auto [seed, offset] = rng();
+      std::memcpy(bytes.data() + byte, &seed, 8);
+      std::memcpy(bytes.data() + byte + 8, &offset, 8);
+    }
+    const int64_t n =
+        static_cast<int64_t>(bytes.size() / runtime::elementByteSize(scalarGroups_[k]));
+    fresh.push_back(c->toDevice(bytes.data(), scalarGroups_[k], {n}, device_));
+    metrics().hostToDeviceBytes += static_cast<int64_t>(bytes.size());
+    freshAt.push_back(buffers.size());
+    buffers.push_back(nullptr);
+  }
+  for (size_t k = 0; k < freshAt.size(); ++k) buffers[freshAt[k]] = &fresh[k];
+
+  runtime::ExecuteOptions opts;
+  opts.device = device_;
+  runtime::ExecuteResult r = exe_->execute(buffers, opts);
+  metrics().launches += 1;
+  metrics().graphRuns += 1;
+  if (launchMode() == LaunchMode::kLaunchBlocking) r.done.await();
+  std::vector<ArrayPtr> produced;
+  produced.reserve(r.outputs.size());
+  for (auto& b : r.outputs) produced.push_back(std::make_shared<DeviceArray>(std::move(b)));
+  for (const auto& [input, output] : mutations_) inputs[input]->setArray(produced[output]);
+  std::vector<ArrayPtr> out;
+  out.reserve(outputs_.size());
+  for (const GraphOutput& o : outputs_) {
+    switch (o.kind) {
+      case GraphOutput::Kind::kValue:
+        out.push_back(produced[o.index]);
+        break;
+      case GraphOutput::Kind::kConstant:
+        out.push_back(o.constant);
+        break;
+      default:
+        out.push_back(nullptr);
+    }
+  }
+  return out;
+}
+
+}  // namespace torchtpu::exec

@@ -1,0 +1,79 @@
+// The state of DeferAndFuse traces, shared by the trace (recording and
+// flushing) and graph capture (torch.compile), which records a whole graph
+// into a trace and keeps the program instead of running it once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "exec/device_array.h"
+#include "exec/executor.h"
+#include "exec/pending_value.h"
+#include "hlo/function.h"
+#include "ir/op_call.h"
+
+namespace torchtpu::exec::detail {
+
+struct Node {
+  ir::OpCall call;
+  std::string key;
+  // Per call array: -1 - p for trace input p, value id >= 0, or kZeroBinding.
+  std::vector<int> arrays;
+  int firstScalar = 0;       // the call's scalars are trace scalars [first, first + n)
+  std::vector<int> outputs;  // value ids: new results, then updated arrays
+};
+
+inline constexpr int kZeroBinding = -1000000000;
+
+struct Trace {
+  uint64_t id = 0;
+  int device = 0;
+  // Set while a graph is captured into this trace: nothing may flush it.
+  bool capturing = false;
+  std::vector<ArrayPtr> inputs;
+  std::unordered_map<const DeviceArray*, int> inputIndex;
+  std::vector<hlo::TensorType> scalarTypes;
+  std::vector<HostScalar> scalars;
+  std::vector<Node> nodes;
+  std::vector<std::weak_ptr<PendingValue>> values;
+  std::vector<hlo::TensorType> valueTypes;
+
+  // Drops everything recorded and starts a new trace id (pending values of
+  // the old one can no longer be computed).
+  void reset();
+};
+
+// Guards every trace.
+std::recursive_mutex& traceMutex();
+// The current trace of `device`. Requires traceMutex().
+Trace& traceFor(int device);
+// Compiles and runs trace `t` (no-op when empty). Requires traceMutex().
+void flushLocked(Trace& t, const std::string& reason);
+
+// Runtime scalars travel packed: one 1-D array per element type holds the
+// scalars of that type back to back (one host-to-device copy each).
+struct ScalarPacking {
+  std::vector<runtime::ElementType> groups;    // element type of each packed array
+  std::vector<int64_t> groupSize;              // elements in each
+  std::vector<std::pair<int, int64_t>> where;  // per scalar: (group, first element)
+};
+ScalarPacking packScalars(const std::vector<hlo::TensorType>& types);
+// The host bytes of packed group g.
+std::vector<uint8_t> packedBytes(const ScalarPacking& packing,
+                                 const std::vector<HostScalar>& scalars, size_t g);
+
+// Program parameters: the trace inputs, then one packed array per group.
+std::vector<hlo::TensorType> paramTypes(const Trace& t, const ScalarPacking& packing);
+// Emits nodes [0, upTo) into fn; returns the value of each trace value id.
+std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo,
+                                  const ScalarPacking& packing);
+// The recorded op whose program does not compile, with its shapes and the
+// compiler's message ("" when every prefix compiles).
+std::string blame(const Trace& t);
+
+}  // namespace torchtpu::exec::detail
