@@ -76,6 +76,12 @@ class ProcessGroupTPU(dist.ProcessGroup):
         )
         self._group_name = ""
         self._group_desc = ""
+        # c10d's Python code asks the group for its backend per device (splitting,
+        # eager connect, object collectives): both devices answer with the inner Gloo.
+        for device in ("cpu", "tpu"):
+            self._register_backend(
+                torch.device(device), dist.ProcessGroup.BackendType.CUSTOM, self._gloo
+            )
 
     # ---- identity -----------------------------------------------------------
 
