@@ -25,6 +25,7 @@ __all__ = [
     "Kernel",
     "KernelError",
     "TensorSpec",
+    "helion_kernel",
     "jax_kernel",
     "pallas_interpret",
     "stablehlo_kernel",
@@ -47,3 +48,13 @@ def pallas_interpret() -> bool:
     from torchtpu.kernels._jax_export import pallas_interpret as impl
 
     return impl()
+
+
+def helion_kernel(name: str, kernel: Any, **kwargs: Any) -> Any:
+    """See torchtpu.kernels.helion_kernels.helion_kernel (needs Helion and JAX)."""
+    from torchtpu.kernels._jax_export import require_jax
+
+    require_jax()
+    from torchtpu.kernels.helion_kernels import helion_kernel as impl
+
+    return impl(name, kernel, **kwargs)

@@ -59,5 +59,10 @@ class TensorSpec:
         name, dims = item
         return TensorSpec(tuple(int(d) for d in dims), dtype_from_name(name))
 
+    @property
+    def mlir(self) -> str:
+        """The StableHLO tensor type: "tensor<4x8xf32>"."""
+        return "tensor<" + "".join(f"{d}x" for d in self.shape) + name_of(self.dtype) + ">"
+
     def __str__(self) -> str:
         return f"{name_of(self.dtype)}{list(self.shape)}"
