@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 
 import pytest
 import torch
@@ -14,9 +15,17 @@ import torch
 import torchtpu
 
 
+@pytest.fixture(autouse=True, params=["strict", "defer"])
+def tpu_mode(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test runs in strict eager mode and in DeferAndFuse mode."""
+    with torchtpu.mode(request.param):
+        yield request.param
+
+
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """Runs `code` in a fresh interpreter (so registration starts from nothing)."""
-    full_env = {**os.environ, **env}
+    """Runs `code` in a fresh interpreter (so registration starts from nothing),
+    in the current mode."""
+    full_env = {**os.environ, "TORCHTPU_MODE": torchtpu.get_mode(), **env}
     return subprocess.run(
         [sys.executable, "-c", code],
         env=full_env,

@@ -180,13 +180,16 @@ def default_generator(device: Any = None) -> torch.Generator:
 
 
 def memory_allocated(device: Any = None) -> int:
-    """Bytes held by live tpu arrays (all devices of this process)."""
+    """Bytes held by live tpu arrays (all devices of this process). In defer
+    mode the recorded work is run first, so the figure counts its results."""
     _lazy_init()
+    _C._flush("memory stats")
     return int(_C._metrics()["live_bytes"])
 
 
 def max_memory_allocated(device: Any = None) -> int:
     _lazy_init()
+    _C._flush("memory stats")
     return int(_C._metrics()["peak_live_bytes"])
 
 
