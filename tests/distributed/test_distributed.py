@@ -73,7 +73,8 @@ def world_results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     cmd = [
         PY, "-m", "torch.distributed.run", f"--nproc_per_node={n}",
         "--master_addr=127.0.0.1", f"--master_port={free_port()}",
-        str(HERE / "worker.py"), str(out), "collectives", "ddp", "fsdp2", "dtensor",
+        str(HERE / "worker.py"), str(out),
+        "collectives", "ddp", "fsdp2", "dtensor", "ddp_defer", "fsdp2_defer",
     ]  # fmt: skip
     (log,) = run([cmd], [{"TMPDIR": str(out)}], timeout=240)
     results = out / "results.json"
@@ -85,7 +86,7 @@ def test_collectives(world_results: dict) -> None:
     assert world_results["collectives"] == "ok"
 
 
-@pytest.mark.parametrize("what", ["ddp", "fsdp2"])
+@pytest.mark.parametrize("what", ["ddp", "fsdp2", "ddp_defer", "fsdp2_defer"])
 def test_training_matches_single_process(world_results: dict, what: str) -> None:
     r = world_results[what]
     assert len(r["losses"]) == len(r["reference"]) == 5
