@@ -61,6 +61,31 @@ std::vector<TensorType> tensorTypes(std::string_view s, const std::string& where
   return out;
 }
 
+size_t skipSpace(std::string_view s, size_t i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r')) ++i;
+  return i;
+}
+
+// The '{' that opens a function's body, given the index just past its
+// argument list: skips "-> results" and "attributes {...}".
+size_t bodyBrace(std::string_view s, size_t i, const std::string& name) {
+  i = skipSpace(s, i);
+  if (s.substr(i, 2) == "->") {
+    i = skipSpace(s, i + 2);
+    if (i < s.size() && s[i] == '(') {
+      i = matching(s, i);
+    } else {
+      while (i < s.size() && s[i] != ' ' && s[i] != '\n' && s[i] != '{') {
+        i = s[i] == '<' ? matching(s, i) : i + 1;
+      }
+    }
+    i = skipSpace(s, i);
+  }
+  if (s.substr(i, 10) == "attributes") i = skipSpace(s, matching(s, skipSpace(s, i + 10)));
+  if (i >= s.size() || s[i] != '{') bad("@" + name + " has no body");
+  return i;
+}
+
 struct Definition {
   size_t start = 0;  // "func.func"
   size_t nameAt = 0;
@@ -94,11 +119,9 @@ FunctionText importFunctionText(const std::string& input, const std::string& nam
   const size_t close = matching(s, open);
   FunctionText out;
   out.params = tensorTypes(s.substr(open + 1, close - open - 2), "a parameter of @main");
-  size_t body = close;
-  while (body < s.size() && s[body] == ' ') ++body;
+  size_t body = skipSpace(s, close);
   if (s.substr(body, 2) == "->") {
-    body += 2;
-    while (body < s.size() && s[body] == ' ') ++body;
+    body = skipSpace(s, body + 2);
     size_t end = body;
     if (body < s.size() && s[body] == '(') {
       end = matching(s, body);
@@ -108,24 +131,14 @@ FunctionText importFunctionText(const std::string& input, const std::string& nam
       bad("a result of @main is not a tensor: " + std::string(s.substr(body, 24)));
     }
     out.results = tensorTypes(s.substr(body, end - body), "a result of @main");
-    body = end;
   }
   if (out.results.empty()) bad("@main returns nothing");
 
   // The last function ends at the brace that matches its body's.
   const Definition& last = defs.back();
-  size_t lastOpen = s.find('(', last.nameAt);
+  const size_t lastOpen = s.find('(', last.nameAt);
   if (lastOpen == std::string_view::npos) bad("@" + last.name + " has no argument list");
-  size_t brace = s.find('{', matching(s, lastOpen));
-  // Skip result attribute braces: the body brace is the first '{' at the end of
-  // the signature line, so walk to the line end and back.
-  const size_t lineEnd = s.find('\n', brace);
-  if (lineEnd != std::string_view::npos) {
-    const size_t lastBrace = s.rfind('{', lineEnd);
-    if (lastBrace != std::string_view::npos && lastBrace >= brace) brace = lastBrace;
-  }
-  if (brace == std::string_view::npos) bad("@" + last.name + " has no body");
-  const size_t end = matching(s, brace);
+  const size_t end = matching(s, bodyBrace(s, matching(s, lastOpen), last.name));
   std::string text(s.substr(defs.front().start, end - defs.front().start));
 
   // Rename every function (definitions and references) under `name`.
