@@ -18,6 +18,12 @@ DEPS := torch==2.13.0 numpy lammps-jax-pjrt-cpu==0.11.2 xla-cpu-pjrt==0.0.1 \
         scikit-build-core pytest ruff clang-format transformers==5.23.0 \
         expecttest==0.3.0
 
+# Custom kernels (torchtpu[kernels]): JAX for JAX and Pallas kernels, and
+# Helion's own dependencies for the PyTorch-style kernel example. Helion itself
+# installs with --no-deps (see setup) so that nothing can replace torch.
+KERNEL_DEPS := jax==0.10.2 jaxlib==0.10.2 filecheck==1.0.6 psutil==7.2.2 scikit-learn==1.9.1
+HELION := helion==1.5.1
+
 .PHONY: run test bench coverage setup build cpp-test py-test format lint clean
 
 run: build
@@ -38,7 +44,8 @@ setup: $(VENV)/.stamp-deps /usr/include/gtest/gtest.h
 
 $(VENV)/.stamp-deps: pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install $(DEPS)
+	$(PIP) install $(DEPS) $(KERNEL_DEPS)
+	$(PIP) install --no-deps $(HELION)
 	@touch $@
 
 /usr/include/gtest/gtest.h:

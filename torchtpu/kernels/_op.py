@@ -144,6 +144,18 @@ def define_op(
 
     torch.library.register_fake(qualname, fake, lib=lib)
 
+    def cpu(*args: Any, **kwargs: Any) -> Any:
+        # Reached with CPU tensors: called on the CPU, or the tpu bridge's CPU
+        # fallback after the shape function failed (whose error is the answer).
+        metas = [a.to("meta") if isinstance(a, torch.Tensor) else a for a in args]
+        fake(*metas, **kwargs)
+        raise KernelError(
+            f"kernel {qualname} runs on 'tpu' tensors only (got CPU tensors); "
+            f"move its inputs with .to('tpu')"
+        )
+
+    lib.impl(name, cpu, "CPU")
+
     def native_provider(inputs: list[tuple[str, tuple[int, ...]]], statics: dict[str, Any]) -> str:
         text = provider([TensorSpec.from_native(i) for i in inputs], statics)
         if not isinstance(text, str):
