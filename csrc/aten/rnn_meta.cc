@@ -1,8 +1,10 @@
-// Meta kernels for the fused GRU cell, which PyTorch ships without one (the
-// fused LSTM cell has one in torch/_meta_registrations.py). The bridge learns
-// an op's result types from its Meta kernel, so without these torch.nn.GRU
-// could not run on "tpu" (nor fall back: PyTorch has no CPU kernel for the
-// fused cell either). Shapes and checks follow PyTorch's CUDA kernels.
+// Meta kernels for the fused LSTM and GRU cells. The bridge learns an op's
+// result types from its Meta kernel, and PyTorch ships none for the fused GRU
+// cell, while the fused LSTM cell's (torch/_meta_registrations.py) fails
+// without biases (it reads the device of an absent bias); ours replaces it.
+// Without them torch.nn.GRU, and LSTM(bias=False), could not run on "tpu" (nor
+// fall back: PyTorch has no CPU kernel for the fused cells). Shapes and checks
+// follow PyTorch's CUDA kernels.
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
@@ -14,28 +16,46 @@ namespace {
 
 constexpr int64_t kGruWorkspace = 5;  // [r, z, n, hx, hn] per hidden unit
 
+// The forward ops' checks: 2-d gates of equal shapes, `factor` gates per unit
+// of the [B, H] state, both biases or neither, each of shape [factor * H].
+void checkCell(const char* op, const at::Tensor& inputGates, const at::Tensor& hiddenGates,
+               const at::Tensor& state, const char* stateName,
+               const std::optional<at::Tensor>& inputBias,
+               const std::optional<at::Tensor>& hiddenBias, int64_t factor) {
+  TORCH_CHECK(inputGates.dim() == 2, op, ": input_gates must be 2-d, got ", inputGates.dim(), "-d");
+  TORCH_CHECK(inputGates.sizes() == hiddenGates.sizes(), op,
+              ": input_gates and hidden_gates differ in shape: ", inputGates.sizes(), " vs ",
+              hiddenGates.sizes());
+  TORCH_CHECK(state.dim() == 2 && state.size(0) == inputGates.size(0) &&
+                  inputGates.size(1) == factor * state.size(1),
+              op, ": ", stateName, " of shape ", state.sizes(), " does not match gates of shape ",
+              inputGates.sizes());
+  const bool hasIn = inputBias.has_value() && inputBias->defined();
+  const bool hasHid = hiddenBias.has_value() && hiddenBias->defined();
+  TORCH_CHECK(hasIn == hasHid, op, ": needs both biases or neither");
+  if (hasIn) {
+    TORCH_CHECK(inputBias->dim() == 1 && inputBias->numel() == inputGates.size(1) &&
+                    inputBias->sizes() == hiddenBias->sizes(),
+                op, ": biases must have shape [", inputGates.size(1), "]");
+  }
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> fusedLstmCellMeta(
+    const at::Tensor& inputGates, const at::Tensor& hiddenGates, const at::Tensor& cx,
+    const std::optional<at::Tensor>& inputBias, const std::optional<at::Tensor>& hiddenBias) {
+  checkCell("_thnn_fused_lstm_cell", inputGates, hiddenGates, cx, "cx", inputBias, hiddenBias, 4);
+  at::Tensor workspace = at::empty(inputGates.sizes(), inputGates.options());
+  at::Tensor hy = at::empty(cx.sizes(), cx.options());
+  at::Tensor cy = at::empty(cx.sizes(), cx.options());
+  return {hy, cy, workspace};
+}
+
 std::tuple<at::Tensor, at::Tensor> fusedGruCellMeta(const at::Tensor& inputGates,
                                                     const at::Tensor& hiddenGates,
                                                     const at::Tensor& hx,
                                                     const std::optional<at::Tensor>& inputBias,
                                                     const std::optional<at::Tensor>& hiddenBias) {
-  TORCH_CHECK(inputGates.dim() == 2, "_thnn_fused_gru_cell: input_gates must be 2-d, got ",
-              inputGates.dim(), "-d");
-  TORCH_CHECK(inputGates.sizes() == hiddenGates.sizes(),
-              "_thnn_fused_gru_cell: input_gates and hidden_gates differ in shape: ",
-              inputGates.sizes(), " vs ", hiddenGates.sizes());
-  TORCH_CHECK(
-      hx.dim() == 2 && hx.size(0) == inputGates.size(0) && inputGates.size(1) == 3 * hx.size(1),
-      "_thnn_fused_gru_cell: hx of shape ", hx.sizes(), " does not match gates of shape ",
-      inputGates.sizes());
-  const bool hasIn = inputBias.has_value() && inputBias->defined();
-  const bool hasHid = hiddenBias.has_value() && hiddenBias->defined();
-  TORCH_CHECK(hasIn == hasHid, "_thnn_fused_gru_cell: needs both biases or neither");
-  if (hasIn) {
-    TORCH_CHECK(inputBias->dim() == 1 && inputBias->numel() == inputGates.size(1) &&
-                    inputBias->sizes() == hiddenBias->sizes(),
-                "_thnn_fused_gru_cell: biases must have shape [", inputGates.size(1), "]");
-  }
+  checkCell("_thnn_fused_gru_cell", inputGates, hiddenGates, hx, "hx", inputBias, hiddenBias, 3);
   at::Tensor workspace = at::empty({hx.size(0), hx.size(1) * kGruWorkspace}, hx.options());
   at::Tensor hy = at::empty(hx.sizes(), hx.options());
   return {hy, workspace};
@@ -61,6 +81,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> fusedGruC
 }
 
 TORCH_LIBRARY_IMPL(aten, Meta, m) {
+  m.impl("_thnn_fused_lstm_cell", TORCH_FN(fusedLstmCellMeta));
   m.impl("_thnn_fused_gru_cell", TORCH_FN(fusedGruCellMeta));
   m.impl("_thnn_fused_gru_cell_backward", TORCH_FN(fusedGruCellBackwardMeta));
 }
