@@ -145,3 +145,46 @@ def test_parameters_updated_in_place_are_donated() -> None:
             torchtpu.sync()
         # A step neither leaks nor keeps a second copy of the parameters.
         assert counters()["live_bytes"] == live
+
+
+FAILING_SCRIPT = """
+import torch, torchtpu
+torchtpu.set_mode("defer")
+x = torch.ones(4, device="tpu") * 2
+huge = torch.full((2**40, 2**20), 3.0, device="tpu")  # 4 EiB: cannot be allocated
+try:
+    (x + 1).sum().item()
+except torch.OutOfMemoryError as e:
+    print("ERROR", e)
+# The process stays usable: new work runs.
+print("AFTER", (torch.arange(3.0, device="tpu") * 2).tolist())
+"""
+
+
+def _run_script(tmp_path, source_lines: bool) -> str:
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "user_script.py"
+    script.write_text(FAILING_SCRIPT)
+    env = {**os.environ, "TORCHTPU_SOURCE_LINES": "1" if source_lines else "0"}
+    r = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout
+
+
+def test_a_failing_fused_program_names_the_users_op(tmp_path) -> None:
+    out = _run_script(tmp_path, source_lines=False)
+    error = next(line for line in out.splitlines() if line.startswith("ERROR"))
+    assert "out of device memory" in error
+    assert "aten::full" in error and "[1099511627776, 1048576]" in error
+    assert "AFTER [0.0, 2.0, 4.0]" in out
+
+
+def test_source_lines_name_the_users_line(tmp_path) -> None:
+    out = _run_script(tmp_path, source_lines=True)
+    error = next(line for line in out.splitlines() if line.startswith("ERROR"))
+    assert f"{tmp_path / 'user_script.py'}:5" in error

@@ -13,6 +13,7 @@
 
 #include "aten/dtype.h"
 #include "aten/generator.h"
+#include "aten/python_source.h"
 #include "aten/storage.h"
 #include "aten/storage_resize.h"
 #include "exec/executor.h"
@@ -715,7 +716,8 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   if (defer) {
     exec::RecordedOutputs rec;
     try {
-      rec = exec::recordOpCall(b.call_, key, b.bindings(), std::move(b.scalars_), b.device());
+      rec = exec::recordOpCall(b.call_, key, b.bindings(), std::move(b.scalars_), b.device(),
+                               exec::sourceLinesEnabled() ? userSourceLine() : std::string());
     } catch (const std::exception& e) {
       rethrowRuntimeError(e, name);
     }
@@ -811,7 +813,8 @@ void deviceCopy(const at::Tensor& dst, const at::Tensor& src) {
     const std::string key = b.call_.key();
     exec::RecordedOutputs rec;
     try {
-      rec = exec::recordOpCall(b.call_, key, b.bindings(), {}, b.device());
+      rec = exec::recordOpCall(b.call_, key, b.bindings(), {}, b.device(),
+                               exec::sourceLinesEnabled() ? userSourceLine() : std::string());
     } catch (const std::exception& e) {
       rethrowRuntimeError(e, "copy_");
     }

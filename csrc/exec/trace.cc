@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <unordered_map>
@@ -161,10 +162,8 @@ std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo
   return values;
 }
 
-namespace {
-
-// "aten::mm(self: f32[4, 5], mat2: f32[6, 7])": the user's op, for messages.
-std::string describe(const ir::OpCall& call) {
+std::string describe(const Node& node) {
+  const ir::OpCall& call = node.call;
   std::string out = call.op + "(";
   for (size_t k = 0; k < call.args.size(); ++k) {
     const ir::ArgValue& a = call.args[k];
@@ -173,10 +172,16 @@ std::string describe(const ir::OpCall& call) {
     out += call.argNames[k] + ": " + std::string(runtime::elementTypeName(a.tensor.dtype)) +
            hlo::dimsStr(a.tensor.sizes);
   }
-  return out + ")";
+  out += ")";
+  bool first = true;
+  for (const auto& r : call.results) {
+    out += (first ? " -> " : ", ") + std::string(runtime::elementTypeName(r.dtype)) +
+           hlo::dimsStr(r.dims);
+    first = false;
+  }
+  if (!node.source.empty()) out += " at " + node.source;
+  return out;
 }
-
-}  // namespace
 
 std::string blame(const Trace& t) {
   const ScalarPacking packing = packScalars(t.scalarTypes);
@@ -191,7 +196,7 @@ std::string blame(const Trace& t) {
       fn.ret(outs);
       client()->compile(m.toText());
     } catch (const std::exception& e) {
-      return describe(t.nodes[n - 1].call) + ": " + e.what();
+      return describe(t.nodes[n - 1]) + ": " + e.what();
     }
   }
   return "";
@@ -260,7 +265,10 @@ void flushLocked(Trace& t, const std::string& reason) {
       throw runtime::Error(runtime::ErrorCode::kInternal,
                            "a fused program failed to compile" +
                                (culprit.empty() ? std::string(": ") + e.what()
-                                                : "; the op that fails is " + culprit));
+                                                : "; the op that fails is " + culprit) +
+                               (sourceLinesEnabled() ? ""
+                                                     : " (TORCHTPU_SOURCE_LINES=1 adds the Python "
+                                                       "line of each op to this message)"));
     }
     programCache()[key] = fused;
     program = fused;
@@ -283,8 +291,32 @@ void flushLocked(Trace& t, const std::string& reason) {
   runtime::ExecuteResult r;
   try {
     r = program->exe->execute(args, opts);
-  } catch (...) {
+  } catch (const runtime::Error& e) {
+    std::string message = e.message();
+    if (e.code() == runtime::ErrorCode::kResourceExhausted) {
+      // Name the op that makes the largest value: the likely culprit.
+      const Node* largest = nullptr;
+      int64_t largestBytes = -1;
+      for (const Node& n : t.nodes) {
+        for (int v : n.outputs) {
+          const int64_t bytes =
+              t.valueTypes[v].numElements() *
+              static_cast<int64_t>(runtime::elementByteSize(t.valueTypes[v].dtype));
+          if (bytes > largestBytes) {
+            largestBytes = bytes;
+            largest = &n;
+          }
+        }
+      }
+      if (largest != nullptr) {
+        message += "; the largest value of this fused program (" + std::to_string(largestBytes) +
+                   " bytes) comes from " + describe(*largest);
+      }
+    }
     t.reset();  // its pending values are lost: reading them raises
+    throw runtime::Error(e.code(), message);
+  } catch (...) {
+    t.reset();
     throw;
   }
   metrics().launches += 1;
@@ -319,9 +351,17 @@ void resolvePending(const PendingPtr& value) {
   detail::flushLocked(it->second, "value needed");
 }
 
+bool sourceLinesEnabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("TORCHTPU_SOURCE_LINES");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  return enabled;
+}
+
 RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
                              std::vector<ArrayBinding> arrays, std::vector<HostScalar> scalars,
-                             int device) {
+                             int device, std::string source) {
   std::lock_guard<std::recursive_mutex> lock(traceMutex());
   Trace* t = &traceFor(device);
   // Cut where the op stream starts to repeat (a loop's next iteration), or
@@ -337,11 +377,13 @@ RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
     }
     if (t->nodes.size() >= kMaxTraceOps || repeats) {
       flushLocked(*t, t->nodes.size() >= kMaxTraceOps ? "size limit" : "loop");
+      t = &traceFor(device);  // the next trace (a new id)
     }
   }
   Node node;
   node.call = call;
   node.key = key;
+  node.source = std::move(source);
   for (size_t k = 0; k < arrays.size(); ++k) {
     ArrayBinding& b = arrays[k];
     if (b.kind == ArrayBinding::Kind::kPending && b.pending->resolved) {

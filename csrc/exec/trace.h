@@ -30,9 +30,15 @@ struct RecordedOutputs {
 
 // Records `call` into the current trace of `device` (flushing first where
 // the op stream starts to repeat or the trace is full).
+// `source`: the user's Python line that called the op (for error messages;
+// empty unless source lines are recorded, see sourceLinesEnabled()).
 RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
                              std::vector<ArrayBinding> arrays, std::vector<HostScalar> scalars,
-                             int device);
+                             int device, std::string source = {});
+
+// Whether recorded ops keep their Python source line (TORCHTPU_SOURCE_LINES=1;
+// off by default: looking it up costs about a microsecond per op).
+bool sourceLinesEnabled();
 
 // Runs everything recorded (all devices). `reason` is counted in metrics.
 void flushTraces(const std::string& reason);

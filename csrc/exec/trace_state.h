@@ -26,6 +26,7 @@ struct Node {
   std::vector<int> arrays;
   int firstScalar = 0;       // the call's scalars are trace scalars [first, first + n)
   std::vector<int> outputs;  // value ids: new results, then updated arrays
+  std::string source;        // the user's Python line, when recorded
 };
 
 inline constexpr int kZeroBinding = -1000000000;
@@ -72,6 +73,9 @@ std::vector<hlo::TensorType> paramTypes(const Trace& t, const ScalarPacking& pac
 // Emits nodes [0, upTo) into fn; returns the value of each trace value id.
 std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo,
                                   const ScalarPacking& packing);
+// "aten::mm(self: f32[4, 5], mat2: f32[5, 7]) -> f32[4, 7] at train.py:12": a recorded
+// op as the user wrote it, for messages.
+std::string describe(const Node& node);
 // The recorded op whose program does not compile, with its shapes and the
 // compiler's message ("" when every prefix compiles).
 std::string blame(const Trace& t);

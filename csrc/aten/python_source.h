@@ -1,0 +1,13 @@
+// The user's Python line that is calling into torchtpu, for error messages
+// about deferred ops.
+#pragma once
+
+#include <string>
+
+namespace torchtpu::aten {
+
+// "train.py:42": the innermost Python frame outside torch and torchtpu on
+// this thread ("" when there is none, e.g. on autograd's worker threads).
+std::string userSourceLine();
+
+}  // namespace torchtpu::aten
