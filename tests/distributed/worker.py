@@ -355,6 +355,15 @@ def scenario_dtensor() -> None:
     rep = distribute_tensor(full.to("tpu"), mesh, [Replicate()])
     close(rep.redistribute(mesh, [Shard(0)]).full_tensor(), full, "Replicate -> Shard(0)")
     close((d * 2).sum().full_tensor(), (full * 2).sum(), "DTensor op + partial reduction")
+    if n == 4:  # a 2-D mesh: its dimensions are subgroups made by new_group
+        mesh2 = init_device_mesh("tpu", (2, 2), mesh_dim_names=("dp", "tp"))
+        full2 = data(1, (4, 6))
+        d2 = distribute_tensor(full2.to("tpu"), mesh2, [Shard(0), Shard(1)])
+        assert d2.to_local().shape == (2, 3)
+        close(d2.full_tensor(), full2, "2-D mesh Shard(0), Shard(1)")
+        close(
+            d2.redistribute(mesh2, [Replicate(), Shard(0)]).full_tensor(), full2, "2-D redistribute"
+        )
     # a tensor-parallel MLP: forward and backward against the same MLP on the CPU
     torch.manual_seed(0)
     ref = nn.Sequential(nn.Linear(8, 16 * n), nn.ReLU(), nn.Linear(16 * n, 8))

@@ -21,6 +21,7 @@ import torch
 import torch._C._distributed_c10d as _c10d
 import torch.distributed as dist
 
+import torchtpu.device
 from torchtpu.distributed import checks
 from torchtpu.distributed.staging import copy_back, empty_host, is_tpu, to_host
 from torchtpu.distributed.work import StagedWork
@@ -68,6 +69,9 @@ class ProcessGroupTPU(dist.ProcessGroup):
         self, store: dist.Store, rank: int, size: int, timeout: datetime.timedelta
     ) -> None:
         super().__init__(rank, size)
+        # Initialize the device now: DeviceMesh sets the device to LOCAL_RANK only
+        # when it is not yet initialized, and the CPU plugin has one per process.
+        torchtpu.device._lazy_init()
         self._rank = rank
         self._size = size
         self._timeout = timeout
