@@ -210,6 +210,14 @@ def scenario_collectives() -> None:
         "functional all_to_all_single",
     )
     close(fc.broadcast(inputs[r].to(dev), 0, wg), inputs[0], "functional broadcast")
+    if n == 2:  # functional collectives traced by torch.compile (AOTAutograd, eager kernels)
+
+        def fn(x: torch.Tensor) -> torch.Tensor:
+            y = fc.all_reduce(x * 2, "sum", wg)
+            return fc.all_gather_tensor(y + 1, 0, wg)
+
+        got = torch.compile(fn, backend="aot_eager")(inputs[r].to(dev))
+        close(got, torch.cat([stack.sum(0) * 2 + 1] * n), "compiled functional collectives")
     RESULTS["collectives"] = "ok"
 
 
