@@ -27,9 +27,8 @@ void registerBridgeKernel(const std::string& op) {
   auto handle = c10::Dispatcher::singleton().findOp(c10::OperatorName(ns + "::" + name, overload));
   if (!handle) throw std::invalid_argument("torchtpu: op " + op + " is not defined");
   std::lock_guard<std::mutex> lock(mu);
-  libs.push_back(std::make_unique<torch::Library>(torch::Library::IMPL, ns,
-                                                  c10::DispatchKey::PrivateUse1, __FILE__,
-                                                  __LINE__));
+  libs.push_back(std::make_unique<torch::Library>(
+      torch::Library::IMPL, ns, c10::DispatchKey::PrivateUse1, __FILE__, __LINE__));
   libs.back()->impl(rest.c_str(), torch::CppFunction::makeFromBoxedFunction<&boxedKernel>());
 }
 

@@ -111,7 +111,8 @@ FunctionText importFunctionText(const std::string& input, const std::string& nam
   for (const auto& d : defs) {
     if (d.name == "main") main = &d;
   }
-  if (main == nullptr) bad("no `func.func @main` found (the kernel's entry function must be @main)");
+  if (main == nullptr)
+    bad("no `func.func @main` found (the kernel's entry function must be @main)");
 
   // @main's signature: "(args) -> results {" or "(args) {" (no results).
   const size_t open = s.find('(', main->nameAt);

@@ -94,9 +94,8 @@ void registerCustomKernel(const std::string& op, KernelTextFn textFn) {
     }
     if (callee->resultTypes() != c.results()) {
       throw KernelError("kernel " + op + ": its StableHLO returns " +
-                        hlo::typesStr(callee->resultTypes()) +
-                        " but its shape function declares " + hlo::typesStr(c.results()) +
-                        " for inputs " + hlo::typesStr(inputs));
+                        hlo::typesStr(callee->resultTypes()) + " but its shape function declares " +
+                        hlo::typesStr(c.results()) + " for inputs " + hlo::typesStr(inputs));
     }
     return c.fn.call(*callee, args);
   });

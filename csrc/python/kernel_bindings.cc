@@ -21,7 +21,8 @@ namespace {
 using Kind = ir::ArgValue::Kind;
 
 py::tuple typeTuple(const hlo::TensorType& t) {
-  return py::make_tuple(std::string(runtime::elementTypeName(t.dtype)), py::tuple(py::cast(t.dims)));
+  return py::make_tuple(std::string(runtime::elementTypeName(t.dtype)),
+                        py::tuple(py::cast(t.dims)));
 }
 
 py::list typeList(const std::vector<hlo::TensorType>& types) {
