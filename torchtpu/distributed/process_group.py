@@ -22,8 +22,8 @@ import torch._C._distributed_c10d as _c10d
 import torch.distributed as dist
 
 import torchtpu.device
-from torchtpu.distributed import checks
-from torchtpu.distributed.staging import copy_back, empty_host, is_tpu, to_host
+from torchtpu.distributed import checks, errors
+from torchtpu.distributed.staging import copy_back, empty_host, to_host
 from torchtpu.distributed.work import StagedWork
 
 ReduceOp = dist.ReduceOp
@@ -127,8 +127,6 @@ class ProcessGroupTPU(dist.ProcessGroup):
             except checks.CollectiveMismatchError:
                 raise
             except Exception as e:  # noqa: BLE001 - Gloo failure while checking
-                from torchtpu.distributed import errors
-
                 raise errors.collective_failed(op, self._rank, self._size, self._timeout, e) from e
 
     def _work(
@@ -144,8 +142,6 @@ class ProcessGroupTPU(dist.ProcessGroup):
         try:
             return launch()
         except (RuntimeError, ValueError) as e:
-            from torchtpu.distributed import errors
-
             msg = str(e)
             if "Connection" in msg or "closed" in msg or "imed out" in msg:
                 raise errors.collective_failed(op, self._rank, self._size, self._timeout, e) from e
@@ -471,10 +467,6 @@ class ProcessGroupTPU(dist.ProcessGroup):
         host = empty_host(tensors)
         work = self._launch("recv", lambda: self._gloo.recv_anysource(host, tag))
         return self._work("recv", [work], lambda: copy_back(tensors, host), tensors)
-
-
-def has_tpu(tensors: Sequence[torch.Tensor]) -> bool:
-    return any(is_tpu(t) for t in tensors)
 
 
 def create(store: dist.Store, rank: int, size: int, timeout: datetime.timedelta) -> ProcessGroupTPU:
