@@ -9,8 +9,8 @@ import torchtpu
 from torchtpu import kernels
 
 jax = pytest.importorskip("jax")
-import helpers  # noqa: E402, F401
 import jax.numpy as jnp  # noqa: E402
+import kernel_examples  # noqa: E402, F401
 
 
 @pytest.fixture(autouse=True)

@@ -111,7 +111,7 @@ def test_generated_text_per_shape_and_dtype():
 
 
 def test_backward_given_by_the_user():
-    import helpers  # noqa: F401
+    import kernel_examples  # noqa: F401
     from stablehlo_scaled_add import scaled_add
 
     x = torch.randn(3, 5, device="tpu", requires_grad=True)
