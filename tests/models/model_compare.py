@@ -66,14 +66,17 @@ RESULTS: list[Outcome] = []
 
 
 def _train(
-    case: Case, model: nn.Module, batches: Sequence[Batch], device: str
+    case: Case, model: nn.Module, batches: Sequence[Batch], device: str, compiled: bool = False
 ) -> tuple[list[float], nn.Module]:
     model.train()
     opt = case.make_opt(list(model.parameters()))
+    # Compiled: the model's forward and the loss as torch.compile graphs (their
+    # backward too); the optimizer step stays eager.
+    loss_fn = torch.compile(case.loss, backend="tpu") if compiled else case.loss
     losses = []
     for batch in batches:
         opt.zero_grad()
-        loss = case.loss(model, tuple(t.to(device) for t in batch))
+        loss = loss_fn(model, tuple(t.to(device) for t in batch))
         loss.backward()
         opt.step()
         losses.append(loss.item())
@@ -105,7 +108,8 @@ def _cpu_reference(case: Case) -> tuple[nn.Module, list[Batch], list[float], dic
 
 
 def compare(case: Case, mode: str) -> Outcome:
-    """Trains `case` on the CPU and on "tpu" in `mode`, asserts that the
+    """Trains `case` on the CPU and on "tpu" in `mode` ("strict", "defer", or
+    "compiled": torch.compile(backend="tpu") in strict mode), asserts that the
     losses and final weights agree within the stated tolerances and that
     exactly `case.fallbacks` fell back to the CPU, and records the outcome."""
     initial, batches, cpu_losses, cpu_state = _cpu_reference(case)
@@ -113,11 +117,18 @@ def compare(case: Case, mode: str) -> Outcome:
     torchtpu.sync()
     torchtpu.metrics.reset()
     start = time.perf_counter()
-    with torchtpu.mode(mode):
-        tpu_losses, model = _train(case, model, batches, "tpu")
+    compiled = mode == "compiled"
+    if compiled:
+        torch._dynamo.reset()
+    with torchtpu.mode("strict" if compiled else mode):
+        tpu_losses, model = _train(case, model, batches, "tpu", compiled)
         tpu_state = _state(model)
     seconds = time.perf_counter() - start
-    fallbacks = dict(torchtpu.metrics.counters()["fallbacks"])
+    counters = torchtpu.metrics.counters()
+    fallbacks = dict(counters["fallbacks"])
+    if compiled:
+        # Every graph ran as one captured program.
+        assert counters["graphs_compiled"] >= 2 and counters["graph_eager_runs"] == 0, counters
 
     loss_diff = max(abs(a - b) for a, b in zip(cpu_losses, tpu_losses, strict=True))
     assert tpu_state.keys() == cpu_state.keys()
@@ -160,14 +171,14 @@ def compare(case: Case, mode: str) -> Outcome:
 def table(results: Sequence[Outcome]) -> str:
     """The outcomes as a fixed-width table."""
     head = (
-        f"{'model':<8} {'mode':<7} {'steps':>5} {'max |dloss|':>12} {'max |dparam|':>13} "
+        f"{'model':<8} {'mode':<8} {'steps':>5} {'max |dloss|':>12} {'max |dparam|':>13} "
         f"{'tpu s':>7}  fallbacks"
     )
     lines = [head, "-" * len(head)]
     for r in results:
         fb = ", ".join(f"{op} x{n}" for op, n in sorted(r.fallbacks.items())) or "none"
         lines.append(
-            f"{r.model:<8} {r.mode:<7} {r.steps:>5} {r.max_loss_diff:>12.2e} "
+            f"{r.model:<8} {r.mode:<8} {r.steps:>5} {r.max_loss_diff:>12.2e} "
             f"{r.max_param_diff:>13.2e} {r.tpu_seconds:>7.1f}  {fb}"
         )
     return "\n".join(lines)

@@ -2,9 +2,10 @@
 
 Each model trains for a few steps (forward, backward, optimizer step) on the
 CPU and on "tpu" from the same initial weights and batches, in the strict and
-defer modes; the losses of every step and the final weights must agree within
-the tolerances stated in model_compare.py, and the ops that fell back to the
-CPU must be exactly the expected ones (none). The models:
+defer modes and compiled with torch.compile(backend="tpu"); the losses of
+every step and the final weights must agree within the tolerances stated in
+model_compare.py, and the ops that fell back to the CPU must be exactly the
+expected ones (none). The models:
 
 - gpt:    the GPT-style decoder of examples/gpt.py (embeddings, causal
           attention through scaled_dot_product_attention, LayerNorm, GELU), AdamW;
@@ -218,7 +219,7 @@ GRU = Case(
 CASES = {c.name: c for c in (GPT, BERT, RESNET, CNN, LSTM, GRU)}
 
 
-@pytest.mark.parametrize("mode", ["strict", "defer"])
+@pytest.mark.parametrize("mode", ["strict", "defer", "compiled"])
 @pytest.mark.parametrize("name", list(CASES))
 def test_model_trains_as_on_cpu(name: str, mode: str) -> None:
     compare(CASES[name], mode)
