@@ -114,3 +114,16 @@ def test_helion_kernel_runs_on_tpu():
     x, w = torch.randn(16, 32), torch.randn(32)
     ref = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
     torch.testing.assert_close(rmsnorm(x.to("tpu"), w.to("tpu")).cpu(), ref)
+
+
+def test_pallas_kernel_inside_torch_compile():
+    if not hasattr(torchtpu, "compile_backend"):
+        pytest.skip("torch.compile(backend='tpu') is not in this build")
+    import torch._dynamo
+    from softmax_pallas import softmax
+
+    torch._dynamo.reset()
+    x = torch.randn(8, 32)
+    f = torch.compile(lambda t: softmax(t * 2.0) + 1.0, backend="tpu")
+    torch.testing.assert_close(f(x.to("tpu")).cpu(), torch.softmax(2.0 * x, -1) + 1.0)
+    torch._dynamo.reset()
