@@ -49,6 +49,21 @@ def test_import_torch_alone_registers_tpu() -> None:
     assert "tpu:0 [1.0, 1.0] True" in r.stdout
 
 
+def test_tpu_backward_after_a_cpu_backward() -> None:
+    # Autograd's engine counts each device type's devices at its first
+    # backward: counting tpu devices starts the runtime.
+    r = run_python(
+        "import torch\n"
+        "a = torch.ones(3, requires_grad=True)\n"
+        "(a * 2).sum().backward()\n"
+        "b = torch.ones(3, device='tpu', requires_grad=True)\n"
+        "(b * 3).sum().backward()\n"
+        "print(b.grad.cpu().tolist())\n"
+    )
+    assert r.returncode == 0, r.stderr
+    assert "[3.0, 3.0, 3.0]" in r.stdout
+
+
 def test_autoload_can_be_turned_off() -> None:
     r = run_python(
         "import sys, torch\n"

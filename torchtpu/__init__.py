@@ -93,6 +93,9 @@ def _patch_printing() -> None:
 
 _register()
 _C._register_lowered_overrides()
+# PyTorch may count devices before any tpu tensor exists (autograd's engine at
+# the first backward): that starts the runtime.
+_C._set_lazy_init(_device_module._lazy_init)
 _patch_printing()
 
 

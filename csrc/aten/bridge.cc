@@ -466,8 +466,12 @@ bool inferResults(const c10::OperatorHandle& op, const std::vector<c10::IValue>&
     op.callBoxed(&meta);
   } catch (const std::exception& e) {
     // Without the CPU fallback, PyTorch's own error is the answer (most often
-    // the user's: shapes that do not broadcast, a dtype an op refuses).
-    if (!fallbackEnabled.load()) throw;
+    // the user's: shapes that do not broadcast, a dtype an op refuses). So it
+    // is for ops the CPU cannot run either.
+    if (!fallbackEnabled.load() ||
+        !op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU)) {
+      throw;
+    }
     const auto* ce = dynamic_cast<const c10::Error*>(&e);
     std::string msg = ce != nullptr ? ce->what_without_backtrace() : e.what();
     // Meta kernels written in Python append their traceback.

@@ -2,6 +2,8 @@
 
 #include <c10/util/Exception.h>
 
+#include <functional>
+
 #include "aten/dtype.h"
 #include "exec/runtime_state.h"
 
@@ -57,8 +59,27 @@ void setCurrentDevice(c10::DeviceIndex index) {
   tlsDevice = index;
 }
 
+namespace {
+std::function<void()>& lazyInit() {
+  static auto* f = new std::function<void()>();
+  return *f;
+}
+}  // namespace
+
+void setLazyInit(std::function<void()> init) { lazyInit() = std::move(init); }
+
 c10::DeviceIndex deviceCount() {
-  if (!exec::runtimeInitialized()) return 0;
+  if (!exec::runtimeInitialized()) {
+    // PyTorch may ask before any tpu tensor exists (autograd's engine sizes
+    // its device queues at the first backward): start the runtime now.
+    thread_local bool inside = false;
+    if (lazyInit() && !inside) {
+      inside = true;
+      lazyInit()();
+      inside = false;
+    }
+    if (!exec::runtimeInitialized()) return 0;
+  }
   return static_cast<c10::DeviceIndex>(exec::client()->deviceCount());
 }
 

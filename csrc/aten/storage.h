@@ -5,6 +5,8 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Allocator.h>
 
+#include <functional>
+
 #include "exec/device_storage.h"
 #include "ir/op_call.h"
 
@@ -24,6 +26,11 @@ ir::TensorRef viewOf(const at::TensorBase& t);
 // The current device of this thread, and setting it.
 c10::DeviceIndex currentDevice();
 void setCurrentDevice(c10::DeviceIndex index);
+// The number of devices; starts the runtime through the lazy-init hook when it
+// has not started (0 if it cannot).
 c10::DeviceIndex deviceCount();
+// Installs the hook (the Python package's lazy initialization; it must not
+// throw).
+void setLazyInit(std::function<void()> init);
 
 }  // namespace torchtpu::aten

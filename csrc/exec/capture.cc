@@ -232,7 +232,7 @@ std::vector<ArrayPtr> CapturedGraph::run(const std::vector<DeviceStorage*>& inpu
   runtime::ExecuteResult r = exe_->execute(buffers, opts);
   metrics().launches += 1;
   metrics().graphRuns += 1;
-  if (launchMode() == LaunchMode::kLaunchBlocking) r.done.await();
+  trackLaunch(device_, std::move(r.done));
   std::vector<ArrayPtr> produced;
   produced.reserve(r.outputs.size());
   for (auto& b : r.outputs) produced.push_back(std::make_shared<DeviceArray>(std::move(b)));

@@ -33,7 +33,9 @@ std::shared_ptr<runtime::Executable> compileText(const std::string& text, const 
 std::mutex pendingMu;
 std::deque<std::pair<int, runtime::Event>> pending;
 
-void track(int device, runtime::Event done) {
+}  // namespace
+
+void trackLaunch(int device, runtime::Event done) {
   if (launchMode() == LaunchMode::kLaunchBlocking) {
     done.await();
     return;
@@ -47,8 +49,6 @@ void track(int device, runtime::Event done) {
     pending.pop_front();
   }
 }
-
-}  // namespace
 
 std::shared_ptr<const CompiledOp> findCompiled(const std::string& key) {
   std::lock_guard<std::mutex> lock(cacheMu);
@@ -91,7 +91,7 @@ LaunchResult launch(const CompiledOp& op, const std::vector<ArrayPtr>& arrays,
   opts.device = device;
   runtime::ExecuteResult r = op.exe->execute(args, opts);
   metrics().launches += 1;
-  track(device, std::move(r.done));
+  trackLaunch(device, std::move(r.done));
 
   LaunchResult out;
   size_t j = 0;
@@ -126,7 +126,7 @@ std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<Arra
   opts.device = device;
   runtime::ExecuteResult r = exe->execute(ptrs, opts);
   metrics().launches += 1;
-  track(device, std::move(r.done));
+  trackLaunch(device, std::move(r.done));
   std::vector<ArrayPtr> out;
   for (auto& b : r.outputs) out.push_back(std::make_shared<DeviceArray>(std::move(b)));
   return out;

@@ -9,6 +9,7 @@
 #include "exec/device_array.h"
 #include "exec/op_program.h"
 #include "ir/op_call.h"
+#include "runtime/event.h"
 #include "runtime/executable.h"
 
 namespace torchtpu::exec {
@@ -43,6 +44,10 @@ LaunchResult launch(const CompiledOp& op, const std::vector<ArrayPtr>& arrays,
 // other runtime-internal programs.
 std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<ArrayPtr>& args,
                                  int device);
+
+// Remembers a launch's completion event for synchronize() (in launch_blocking
+// mode: waits for it now).
+void trackLaunch(int device, runtime::Event done);
 
 // Waits for every launched program on `device` (-1: all devices).
 void synchronize(int device);

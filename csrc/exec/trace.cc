@@ -322,7 +322,7 @@ void flushLocked(Trace& t, const std::string& reason) {
   metrics().launches += 1;
   metrics().addFlush(reason);
   metrics().fusedOps += static_cast<int64_t>(t.nodes.size());
-  if (launchMode() == LaunchMode::kLaunchBlocking) r.done.await();
+  trackLaunch(t.device, std::move(r.done));
   for (size_t o = 0; o < live.size(); ++o) {
     live[o]->resolved = std::make_shared<DeviceArray>(std::move(r.outputs[o]));
   }

@@ -93,6 +93,19 @@ void bindTorch(py::module_& m) {
   });
   m.def("_default_generator", [](int device) { return aten::defaultGenerator(device); });
 
+  m.def("_set_lazy_init", [](py::object init) {
+    static auto* keep = new py::object();  // never destroyed: may run at exit
+    *keep = std::move(init);
+    aten::setLazyInit([] {
+      if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
+      py::gil_scoped_acquire gil;
+      try {
+        (*keep)();
+      } catch (py::error_already_set& e) {
+        e.discard_as_unraisable("torchtpu lazy initialization");
+      }
+    });
+  });
   m.def("_metrics", &metricsDict);
   m.def("_reset_metrics", []() { exec::metrics().reset(); });
   m.def("_reset_peak_memory", []() {

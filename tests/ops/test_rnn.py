@@ -118,20 +118,21 @@ def test_bfloat16_recurrence(rnn: type[nn.Module]) -> None:
 
 
 def test_fused_cells_reject_mismatched_shapes() -> None:
-    """The Meta kernels' checks name the problem. (With the CPU fallback on,
-    a rejected call goes to the fallback, and PyTorch has no CPU kernel for
-    the fused cells, so the fallback is turned off here.)"""
+    """The Meta kernels' checks name the problem, with the CPU fallback on or
+    off (PyTorch has no CPU kernel for the fused cells: their errors are
+    raised, not sent to the fallback)."""
     gates = torch.randn(3, 15).to(D)
-    torchtpu.set_cpu_fallback(False)
-    try:
-        with pytest.raises(RuntimeError, match="hx of shape"):
-            torch.ops.aten._thnn_fused_gru_cell(gates, gates, torch.randn(3, 4).to(D))
-        with pytest.raises(RuntimeError, match="differ in shape"):
-            torch.ops.aten._thnn_fused_gru_cell(gates, torch.randn(3, 12).to(D), gates[:, :5])
-        lstm_gates = torch.randn(3, 20).to(D)
-        with pytest.raises(RuntimeError, match="needs both biases or neither"):
-            torch.ops.aten._thnn_fused_lstm_cell(
-                lstm_gates, lstm_gates, torch.randn(3, 5).to(D), torch.randn(20).to(D), None
-            )
-    finally:
-        torchtpu.set_cpu_fallback(True)
+    for fallback in (True, False):
+        torchtpu.set_cpu_fallback(fallback)
+        try:
+            with pytest.raises(RuntimeError, match="hx of shape"):
+                torch.ops.aten._thnn_fused_gru_cell(gates, gates, torch.randn(3, 4).to(D))
+            with pytest.raises(RuntimeError, match="differ in shape"):
+                torch.ops.aten._thnn_fused_gru_cell(gates, torch.randn(3, 12).to(D), gates[:, :5])
+            lstm_gates = torch.randn(3, 20).to(D)
+            with pytest.raises(RuntimeError, match="needs both biases or neither"):
+                torch.ops.aten._thnn_fused_lstm_cell(
+                    lstm_gates, lstm_gates, torch.randn(3, 5).to(D), torch.randn(20).to(D), None
+                )
+        finally:
+            torchtpu.set_cpu_fallback(True)

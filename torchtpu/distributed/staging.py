@@ -14,9 +14,13 @@ def is_tpu(t: torch.Tensor) -> bool:
 def to_host(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
     """Contiguous CPU copies of the tpu tensors (CPU tensors pass through).
 
-    The first copy runs whatever a defer-mode trace holds (one flush); the rest
-    read materialized arrays.
+    A defer-mode trace is run first (one flush, counted as "collective"); the
+    copies then read materialized arrays.
     """
+    if any(is_tpu(t) for t in tensors):
+        from torchtpu import _C
+
+        _C._flush("collective")
     out: list[torch.Tensor] = []
     for t in tensors:
         if is_tpu(t):
