@@ -331,9 +331,22 @@ def main() -> None:
 
     import torch
 
+    import torchtpu
+
+    info = torchtpu.info()
+    plugin = f"{Path(info.path).name} (PJRT C API {info.api_version[0]}.{info.api_version[1]})"
+    try:
+        import jax
+
+        jax_version = jax.__version__
+    except ImportError:
+        jax_version = "not installed"
+    repeats = 3 if args.quick else 7
     print(
-        f"torch {torch.__version__}, python {platform.python_version()}, "
-        f"{os.cpu_count()} cores, {platform.machine()}, quick={args.quick}"
+        f"torch {torch.__version__}, plugin {plugin}, jax {jax_version}, "
+        f"python {platform.python_version()}, {os.cpu_count()} cores, {platform.machine()}; "
+        f"{len(CONFIGS)} configurations, each in its own process, median of {repeats} "
+        f"repeats after 3 warm-up calls"
     )
     results = run_all(args.quick, args.only)
     out = Path(args.out)
@@ -342,12 +355,16 @@ def main() -> None:
         "command": "python benchmarks/run.py" + (" --quick" if args.quick else ""),
         "machine": f"{platform.node()} ({os.cpu_count()} cores, {platform.machine()})",
         "torch": torch.__version__,
+        "plugin": plugin,
+        "jax": jax_version,
+        "repeats": repeats,
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     }
     (out / "latest.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
     md = table(results)
     (out / "latest.md").write_text(
         f"Command: `{meta['command']}` on {meta['machine']}, torch {meta['torch']}, "
+        f"plugin {plugin}, jax {jax_version}, median of {repeats} repeats, "
         f"{meta['date']}.\n\n{md}\n"
     )
     print("\n" + md)
