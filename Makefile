@@ -2,7 +2,6 @@
 #   make run    set up (if needed) and run the main job on the embedded CPU plugin
 #   make test   set up (if needed) and run every test (ctest, then pytest)
 #   make coverage  the full OpInfo sweep -> docs/coverage.{md,json}
-#   make coverage  the full OpInfo sweep -> docs/coverage.{md,json}
 # Both are idempotent: a second run skips the steps whose inputs did not change.
 
 PYTHON ?= python3
@@ -36,10 +35,6 @@ test: build cpp-test py-test
 bench: build
 	$(PIP) install matplotlib
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
-
-# The full OpInfo sweep (every sample, float32/bfloat16/int64/bool) and its report.
-coverage: build
-	$(PY) tests/opinfo/sweep.py $(COVERAGE_ARGS)
 
 # The full OpInfo sweep (every sample, float32/bfloat16/int64/bool) and its report.
 coverage: build
