@@ -395,3 +395,47 @@ def test_views_are_metadata_only(tpu_mode: str) -> None:
     x.as_strided((2, 2), (1, 2)).diagonal()
     c = torchtpu.metrics.counters()
     assert c["launches"] == 0 and c["compiles"] == 0
+
+
+def _strided_cases() -> list[tuple[list[int], list[int], int]]:
+    """(sizes, strides, offset) of views over a 4x6x5 storage: transposes,
+    slices, steps, splits, broadcasts, unit dims, and some that need a gather."""
+    g = torch.Generator().manual_seed(0)
+    cases = [
+        ([6, 4], [1, 6], 0),  # a transpose
+        ([4, 3, 2], [30, 10, 1], 3),  # a slice of a split
+        ([2, 5], [60, 1], 55),  # rows, ending at the storage's end
+        ([3, 4], [2, 30], 1),  # step 2, transposed
+        ([4, 1, 5], [30, 7, 1], 25),  # a unit dim
+        ([3, 4], [0, 30], 2),  # a broadcast (read only)
+        ([5], [7], 0),  # a diagonal-like step
+        ([4, 6], [5, 1], 0),  # overlapping rows: needs a gather
+        ([], [], 17),  # one element
+    ]
+    for _ in range(12):
+        ndim = int(torch.randint(1, 4, (1,), generator=g))
+        sizes = [int(torch.randint(1, 5, (1,), generator=g)) for _ in range(ndim)]
+        strides = [int(torch.randint(0, 13, (1,), generator=g)) for _ in range(ndim)]
+        span = sum((s - 1) * st for s, st in zip(sizes, strides, strict=True))
+        offset = int(torch.randint(0, 120 - span, (1,), generator=g)) if span < 119 else 0
+        if span + offset < 120:
+            cases.append((sizes, strides, offset))
+    return cases
+
+
+@pytest.mark.parametrize("case", _strided_cases(), ids=str)
+def test_strided_views_read_and_write_as_on_cpu(case, tpu_mode: str) -> None:
+    sizes, strides, offset = case
+    base = torch.arange(120.0).reshape(4, 6, 5)
+    dev = base.to("tpu")
+    view = base.as_strided(sizes, strides, offset)
+    dview = dev.as_strided(sizes, strides, offset)
+    torch.testing.assert_close((dview * 1).cpu(), view * 1)
+    where = torch.arange(120.0).as_strided(sizes, strides, offset)
+    if where.unique().numel() < where.numel():
+        return  # writes through overlapping views are ill-defined
+    src = -torch.arange(view.numel(), dtype=torch.float32).reshape(sizes)
+    view.copy_(src)
+    dview.copy_(src.to("tpu"))
+    torch.testing.assert_close(dev.cpu(), base)
+    torch.testing.assert_close(dview.cpu(), view)
