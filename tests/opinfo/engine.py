@@ -79,7 +79,21 @@ TOLERANCES: dict[torch.dtype, dict[str, float]] = {
 }
 
 # OpInfos not run, and why.
-SKIPS: dict[str, str] = {}
+_SPARSE = "sparse layouts are not supported on tpu (dense tensors only, by design)"
+SKIPS: dict[str, str] = {
+    "to_sparse": _SPARSE,
+    "chalf": "complex32 (chalf) is not a tpu dtype",
+}
+SKIP_PREFIXES: dict[str, str] = {"sparse.": _SPARSE}
+
+
+def skip_reason(name: str) -> str | None:
+    if name in SKIPS:
+        return SKIPS[name]
+    for prefix, reason in SKIP_PREFIXES.items():
+        if name.startswith(prefix):
+            return reason
+    return None
 
 
 def full_name(op: Any) -> str:
@@ -157,8 +171,9 @@ def run_op(op: Any, dtype_name: str, max_samples: int | None = None) -> dict[str
     number of samples run, the ops that fell back and the first failure."""
     name = full_name(op)
     result: dict[str, Any] = {"op": name, "dtype": dtype_name}
-    if name in SKIPS:
-        return {**result, "status": "skipped", "reason": SKIPS[name]}
+    reason = skip_reason(name)
+    if reason:
+        return {**result, "status": "skipped", "reason": reason}
     dtype = DTYPES[dtype_name]
     grad = dtype == torch.float32 and op.supports_autograd
     metadata_only = op.name in RANDOM_OPS or name in RANDOM_OPS
