@@ -124,7 +124,7 @@ def test_empty_tensors_take_no_device_memory_until_written() -> None:
     x = torch.empty(1 << 20, device="tpu")
     assert metrics.counters()["live_bytes"] == c0["live_bytes"]
     x.fill_(1)
-    assert metrics.counters()["live_bytes"] >= c0["live_bytes"] + 4 << 20
+    assert metrics.counters()["live_bytes"] >= c0["live_bytes"] + (4 << 20)
 
 
 def test_reset_zeroes_counts_but_not_live_memory() -> None:

@@ -131,24 +131,30 @@ std::shared_ptr<CapturedGraph> endCapture(const std::vector<DeviceStorage*>& out
     if (p && p->trace == t.id) g->mutations_.emplace_back(static_cast<int>(i), outputIndex(p->id));
   }
 
-  // Runtime scalars: fixed, except the states of random ops.
-  const detail::ScalarPacking packing = detail::packScalars(t.scalarTypes);
-  g->scalarGroups_ = packing.groups;
-  for (size_t k = 0; k < packing.groups.size(); ++k) {
-    g->scalarBytes_.push_back(detail::packedBytes(packing, t.scalars, k));
-  }
+  // Scalars are constants of the program (a graph's Python numbers are fixed
+  // by the capture), except the states of random ops, drawn on every run.
+  std::vector<bool> constant(t.scalars.size(), true);
   for (const detail::Node& node : t.nodes) {
     for (const ir::ArgValue& a : node.call.args) {
-      if (a.kind != ir::ArgValue::Kind::kRng) continue;
-      const auto [group, first] = packing.where[node.firstScalar + a.scalar];
-      g->rngSlots_.emplace_back(group, static_cast<size_t>(first) * 8);
+      if (a.kind == ir::ArgValue::Kind::kRng) constant[node.firstScalar + a.scalar] = false;
     }
   }
-  g->paramTypes_ = detail::paramTypes(t, packing);
+  const detail::ScalarLayout layout = detail::layoutScalars(t, constant);
+  g->scalarGroups_ = layout.packing.groups;
+  for (size_t k = 0; k < layout.packing.groups.size(); ++k) {
+    g->scalarBytes_.push_back(detail::packedBytes(t, layout, k));
+  }
+  for (size_t k = 0; k < t.scalars.size(); ++k) {
+    const int r = layout.runtimeIndex[k];
+    if (r < 0) continue;
+    const auto [group, first] = layout.packing.where[r];
+    g->rngSlots_.emplace_back(group, static_cast<size_t>(first) * 8);
+  }
+  g->paramTypes_ = detail::paramTypes(t, layout);
 
   hlo::Module module("graph");
   hlo::Function& fn = module.addFunction("main", g->paramTypes_, true);
-  std::vector<hlo::Value> values = detail::emitNodes(fn, t, t.nodes.size(), packing);
+  std::vector<hlo::Value> values = detail::emitNodes(fn, t, t.nodes.size(), layout, programOutputs);
   std::vector<hlo::Value> outs;
   for (int v : programOutputs) outs.push_back(values[v]);
   fn.ret(outs);

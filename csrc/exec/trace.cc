@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "exec/compile_cache.h"
@@ -43,6 +44,12 @@ uint64_t nextTraceId = 1;
 std::map<int, Trace>& traces() {
   static auto* t = new std::map<int, Trace>();
   return *t;
+}
+// Per trace structure: the scalar values of its first flush, each dropped once
+// it changes.
+std::unordered_map<std::string, std::vector<std::optional<HostScalar>>>& scalarHistory() {
+  static auto* h = new std::unordered_map<std::string, std::vector<std::optional<HostScalar>>>();
+  return *h;
 }
 std::unordered_map<std::string, std::shared_ptr<const FusedProgram>>& programCache() {
   static auto* c = new std::unordered_map<std::string, std::shared_ptr<const FusedProgram>>();
@@ -108,18 +115,34 @@ ScalarPacking packScalars(const std::vector<hlo::TensorType>& types) {
   return p;
 }
 
-std::vector<uint8_t> packedBytes(const ScalarPacking& packing,
-                                 const std::vector<HostScalar>& scalars, size_t g) {
+ScalarLayout layoutScalars(const Trace& t, const std::vector<bool>& constant) {
+  ScalarLayout layout;
+  std::vector<hlo::TensorType> runtimeTypes;
+  for (size_t k = 0; k < t.scalarTypes.size(); ++k) {
+    if (!constant.empty() && constant[k]) {
+      layout.runtimeIndex.push_back(-1);
+    } else {
+      layout.runtimeIndex.push_back(static_cast<int>(runtimeTypes.size()));
+      runtimeTypes.push_back(t.scalarTypes[k]);
+    }
+  }
+  layout.packing = packScalars(runtimeTypes);
+  return layout;
+}
+
+std::vector<uint8_t> packedBytes(const Trace& t, const ScalarLayout& layout, size_t g) {
   std::vector<uint8_t> bytes;
-  for (size_t k = 0; k < scalars.size(); ++k) {
-    if (packing.where[k].first == static_cast<int>(g)) {
-      bytes.insert(bytes.end(), scalars[k].begin(), scalars[k].end());
+  for (size_t k = 0; k < t.scalars.size(); ++k) {
+    const int r = layout.runtimeIndex[k];
+    if (r >= 0 && layout.packing.where[r].first == static_cast<int>(g)) {
+      bytes.insert(bytes.end(), t.scalars[k].begin(), t.scalars[k].end());
     }
   }
   return bytes;
 }
 
-std::vector<hlo::TensorType> paramTypes(const Trace& t, const ScalarPacking& packing) {
+std::vector<hlo::TensorType> paramTypes(const Trace& t, const ScalarLayout& layout) {
+  const ScalarPacking& packing = layout.packing;
   std::vector<hlo::TensorType> params;
   for (const auto& in : t.inputs) params.push_back(in->type());
   for (size_t g = 0; g < packing.groups.size(); ++g) {
@@ -130,8 +153,19 @@ std::vector<hlo::TensorType> paramTypes(const Trace& t, const ScalarPacking& pac
 
 // Emits nodes [0, upTo) into fn; returns the value of each trace value id.
 std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo,
-                                  const ScalarPacking& packing) {
+                                  const ScalarLayout& layout, const std::vector<int>& materialize) {
   std::vector<hlo::Value> values(t.values.size());
+  // Per value: whether it is an output that a later op reads.
+  std::vector<bool> barrier(t.values.size(), false);
+  if (!materialize.empty()) {
+    std::vector<bool> read(t.values.size(), false);
+    for (size_t n = 0; n < upTo; ++n) {
+      for (int b : t.nodes[n].arrays) {
+        if (b >= 0) read[b] = true;
+      }
+    }
+    for (int v : materialize) barrier[v] = read[v];
+  }
   const int numInputs = static_cast<int>(t.inputs.size());
   for (size_t n = 0; n < upTo; ++n) {
     const Node& node = t.nodes[n];
@@ -149,7 +183,12 @@ std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo
     std::vector<hlo::Value> scalars;
     for (size_t k = 0; k < node.call.scalars.size(); ++k) {
       const hlo::TensorType& type = node.call.scalars[k];
-      const auto [g, first] = packing.where[node.firstScalar + k];
+      const int r = layout.runtimeIndex[node.firstScalar + k];
+      if (r < 0) {
+        scalars.push_back(fn.constantData(type, t.scalars[node.firstScalar + k].data()));
+        continue;
+      }
+      const auto [g, first] = layout.packing.where[r];
       hlo::Value packed = fn.param(numInputs + g);
       hlo::Value v = fn.slice(packed, {first}, {first + type.numElements()}, {1});
       scalars.push_back(fn.reshape(v, type.dims));
@@ -158,6 +197,9 @@ std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo
     size_t o = 0;
     for (const auto& v : e.newResults) values[node.outputs[o++]] = v;
     for (const auto& v : e.updatedValues) values[node.outputs[o++]] = v;
+    for (int v : node.outputs) {
+      if (barrier[v]) values[v] = fn.optimizationBarrier({values[v]})[0];
+    }
   }
   return values;
 }
@@ -184,12 +226,12 @@ std::string describe(const Node& node) {
 }
 
 std::string blame(const Trace& t) {
-  const ScalarPacking packing = packScalars(t.scalarTypes);
+  const ScalarLayout layout = layoutScalars(t);
   for (size_t n = 1; n <= t.nodes.size(); ++n) {
     try {
       hlo::Module m("probe");
-      hlo::Function& fn = m.addFunction("main", paramTypes(t, packing), true);
-      std::vector<hlo::Value> values = emitNodes(fn, t, n, packing);
+      hlo::Function& fn = m.addFunction("main", paramTypes(t, layout), true);
+      std::vector<hlo::Value> values = emitNodes(fn, t, n, layout);
       const Node& node = t.nodes[n - 1];
       std::vector<hlo::Value> outs;
       for (int v : node.outputs) outs.push_back(values[v]);
@@ -235,8 +277,38 @@ void flushLocked(Trace& t, const std::string& reason) {
     }
   }
 
-  const ScalarPacking packing = packScalars(t.scalarTypes);
-  const std::string key = traceKey(t, outputs, donations);
+  // Scalars start as constants of the program (XLA optimizes constants much
+  // better than inputs); one that changes between flushes of the same trace
+  // structure becomes a program input for good (one recompile), so a
+  // learning-rate schedule or a step counter stops recompiling after it first
+  // changes.
+  const std::string structure = traceKey(t, outputs, donations);
+  std::vector<std::optional<HostScalar>>& seen = scalarHistory()[structure];
+  if (seen.size() != t.scalars.size()) {
+    seen.assign(t.scalars.begin(), t.scalars.end());
+  } else {
+    for (size_t k = 0; k < seen.size(); ++k) {
+      if (seen[k] && *seen[k] != t.scalars[k]) seen[k].reset();
+    }
+  }
+  std::vector<bool> constant(t.scalars.size());
+  std::string key = structure;
+  key += '#';
+  for (size_t k = 0; k < seen.size(); ++k) {
+    constant[k] = seen[k].has_value();
+    if (!constant[k]) {
+      key += '*';
+      continue;
+    }
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (uint8_t byte : t.scalars[k]) {
+      key += kHex[byte >> 4];
+      key += kHex[byte & 15];
+    }
+    key += ',';
+  }
+  const ScalarLayout layout = layoutScalars(t, constant);
+  const ScalarPacking& packing = layout.packing;
   std::shared_ptr<const FusedProgram> program;
   if (auto it = programCache().find(key); it != programCache().end()) {
     program = it->second;
@@ -245,8 +317,8 @@ void flushLocked(Trace& t, const std::string& reason) {
     auto fused = std::make_shared<FusedProgram>();
     fused->outputs = outputs;
     hlo::Module module("fused");
-    hlo::Function& fn = module.addFunction("main", paramTypes(t, packing), true);
-    std::vector<hlo::Value> values = emitNodes(fn, t, t.nodes.size(), packing);
+    hlo::Function& fn = module.addFunction("main", paramTypes(t, layout), true);
+    std::vector<hlo::Value> values = emitNodes(fn, t, t.nodes.size(), layout, outputs);
     std::vector<hlo::Value> outs;
     for (int v : outputs) outs.push_back(values[v]);
     fn.ret(outs);
@@ -278,7 +350,7 @@ void flushLocked(Trace& t, const std::string& reason) {
   const auto& c = client();
   std::vector<runtime::Buffer> scalarBuffers;
   for (size_t g = 0; g < packing.groups.size(); ++g) {
-    const std::vector<uint8_t> bytes = packedBytes(packing, t.scalars, g);
+    const std::vector<uint8_t> bytes = packedBytes(t, layout, g);
     scalarBuffers.push_back(
         c->toDevice(bytes.data(), packing.groups[g], {packing.groupSize[g]}, t.device));
     metrics().hostToDeviceBytes += static_cast<int64_t>(bytes.size());

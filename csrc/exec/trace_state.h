@@ -64,15 +64,27 @@ struct ScalarPacking {
   std::vector<std::pair<int, int64_t>> where;  // per scalar: (group, first element)
 };
 ScalarPacking packScalars(const std::vector<hlo::TensorType>& types);
+
+// Which of a trace's scalars are program inputs (packed) and which are baked
+// into the program as constants.
+struct ScalarLayout {
+  ScalarPacking packing;          // of the runtime scalars, in trace order
+  std::vector<int> runtimeIndex;  // per trace scalar: its index among them, or -1
+};
+// `constant[k]`: scalar k is a constant (empty: none is).
+ScalarLayout layoutScalars(const Trace& t, const std::vector<bool>& constant = {});
 // The host bytes of packed group g.
-std::vector<uint8_t> packedBytes(const ScalarPacking& packing,
-                                 const std::vector<HostScalar>& scalars, size_t g);
+std::vector<uint8_t> packedBytes(const Trace& t, const ScalarLayout& layout, size_t g);
 
 // Program parameters: the trace inputs, then one packed array per group.
-std::vector<hlo::TensorType> paramTypes(const Trace& t, const ScalarPacking& packing);
+std::vector<hlo::TensorType> paramTypes(const Trace& t, const ScalarLayout& layout);
 // Emits nodes [0, upTo) into fn; returns the value of each trace value id.
+// Values in `materialize` (program outputs) that later ops read pass through an
+// optimization barrier: XLA then computes them once and later ops read them,
+// instead of recomputing a fused producer chain inside each consumer.
 std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo,
-                                  const ScalarPacking& packing);
+                                  const ScalarLayout& layout,
+                                  const std::vector<int>& materialize = {});
 // "aten::mm(self: f32[4, 5], mat2: f32[5, 7]) -> f32[4, 7] at train.py:12": a recorded
 // op as the user wrote it, for messages.
 std::string describe(const Node& node);
