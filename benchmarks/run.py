@@ -208,7 +208,7 @@ def worker(bench: str, config: str, quick: bool) -> dict[str, Any]:
         fn, inner = BENCHES[bench](device, quick, compiled=True)  # type: ignore[call-arg]
     else:
         fn, inner = BENCHES[bench](device, quick)
-    warm = 3
+    warm = 5
     for _ in range(warm):
         fn()
     counters0: dict[str, Any] = {}
@@ -346,7 +346,7 @@ def main() -> None:
         f"torch {torch.__version__}, plugin {plugin}, jax {jax_version}, "
         f"python {platform.python_version()}, {os.cpu_count()} cores, {platform.machine()}; "
         f"{len(CONFIGS)} configurations, each in its own process, median of {repeats} "
-        f"repeats after 3 warm-up calls"
+        f"repeats after 5 warm-up calls"
     )
     results = run_all(args.quick, args.only)
     out = Path(args.out)
