@@ -1,0 +1,253 @@
+// Indexing ops the OpInfo sweep found on the CPU fallback: index_fill (a
+// mask along dim), index_copy, take and put_ (flat gather / scatter),
+// max_unpool2d/3d (scatter into zeros), trace, bucketize and searchsorted
+// (counting comparisons). Negative indices wrap; out-of-range ones are
+// clamped by the device instead of raising.
+#include <algorithm>
+#include <string>
+
+#include "hlo/comparison.h"
+#include "lower/common.h"
+
+namespace torchtpu::lower {
+namespace {
+
+using Dir = hlo::ComparisonDirection;
+using hlo::BinaryOp;
+
+// idx as s64, negative entries wrapped by `size`.
+Value wrapIndex(Function& fn, Value idx, int64_t size) {
+  idx = castTo(fn, idx, ElementType::kS64);
+  Value zero = fn.constantInt(0, ElementType::kS64, idx.dims());
+  Value wrapped = fn.add(idx, fn.constantInt(size, ElementType::kS64, idx.dims()));
+  return fn.select(fn.compare(idx, zero, Dir::kLt), wrapped, idx);
+}
+
+hlo::RegionFn combiner(bool add) {
+  return [add](Function& r, const std::vector<Value>& a) {
+    if (!add) return std::vector<Value>{a[1]};
+    if (a[0].dtype() == ElementType::kPred) {
+      return std::vector<Value>{r.binary(BinaryOp::kOr, a[0], a[1])};
+    }
+    return std::vector<Value>{r.add(a[0], a[1])};
+  };
+}
+
+// ---- index_fill ----------------------------------------------------------------------
+
+std::vector<Value> lowerIndexFill(LowerCtx& c) {
+  Function& fn = c.fn;
+  const ElementType t = c.result().dtype;
+  Value self = castTo(fn, c.tensor("self"), t);
+  if (self.rank() == 0) self = fn.reshape(self, {1});
+  const int64_t dim = normDim(c.i("dim"), self.rank());
+  const int64_t size = self.dims()[dim];
+  Value index = c.tensor("index");
+  const int64_t n = index.t().numElements();
+  const bool tensorValue = c.op().find("int_Tensor") != std::string::npos;
+  Value value = castTo(fn, tensorValue ? c.tensor("value") : c.scalar("value"), t);
+  if (value.rank() != 0) value = fn.reshape(value, {});
+  if (n == 0) return {fn.reshape(self, c.result().dims)};
+  index = fn.reshape(wrapIndex(fn, index, size), {1, n});
+  // mask[d] = any_k (d == index[k])
+  Value iota = fn.iota(TensorType(ElementType::kS64, {size, n}), 0);
+  Value hit = fn.compare(iota, fn.broadcastInDim(index, {size, n}, {0, 1}), Dir::kEq);
+  Value mask = fn.reduce(hit, fn.constantInt(0, ElementType::kPred), {1}, BinaryOp::kOr);
+  mask = fn.broadcastInDim(mask, self.dims(), {dim});
+  Value out = fn.select(mask, fn.broadcastInDim(value, self.dims(), {}), self);
+  return {fn.reshape(out, c.result().dims)};
+}
+const Registrar kIndexFill({"aten::index_fill.int_Scalar", "aten::index_fill.int_Tensor",
+                            "aten::index_fill_.int_Scalar", "aten::index_fill_.int_Tensor",
+                            "aten::index_fill.int_Scalar_out", "aten::index_fill.int_Tensor_out"},
+                           lowerIndexFill);
+
+// ---- index_copy ------------------------------------------------------------------------
+
+std::vector<Value> lowerIndexCopy(LowerCtx& c) {
+  Function& fn = c.fn;
+  const ElementType t = c.result().dtype;
+  Value self = castTo(fn, c.tensor("self"), t);
+  Value source = castTo(fn, c.tensor("source"), t);
+  const bool scalarSelf = self.rank() == 0;
+  if (scalarSelf) self = fn.reshape(self, {1});
+  if (source.rank() == 0) source = fn.reshape(source, {1});
+  const int64_t r = self.rank();
+  const int64_t dim = normDim(c.i("dim"), r);
+  Value index = c.tensor("index");
+  const int64_t n = index.t().numElements();
+  if (n == 0) return {fn.reshape(self, c.result().dims)};
+  if (source.rank() != r) c.fail("index_copy: source and self must have the same rank");
+  index = fn.reshape(wrapIndex(fn, index, self.dims()[dim]), {n, 1});
+  hlo::ScatterDims s;
+  for (int64_t d = 0; d < r; ++d) {
+    if (d != dim) s.updateWindowDims.push_back(d);
+  }
+  s.insertedWindowDims = {dim};
+  s.scatterDimsToOperandDims = {dim};
+  s.indexVectorDim = 1;
+  Value out = fn.scatter({self}, index, {source}, s, combiner(false))[0];
+  return {fn.reshape(out, c.result().dims)};
+}
+const Registrar kIndexCopy({"aten::index_copy", "aten::index_copy.out", "aten::index_copy_"},
+                           lowerIndexCopy);
+
+// ---- take / put ------------------------------------------------------------------------
+
+std::vector<Value> lowerTake(LowerCtx& c) {
+  Function& fn = c.fn;
+  Value self = c.tensor("self");
+  const int64_t total = self.t().numElements();
+  Value index = c.tensor("index");
+  const int64_t n = index.t().numElements();
+  if (n == 0) return {fn.constant(0, self.dtype(), index.dims())};
+  if (total == 0) c.fail("take from an empty tensor");
+  Value flat = fn.reshape(self, {total});
+  Value idx = fn.reshape(wrapIndex(fn, index, total), {n, 1});
+  hlo::GatherDims g;
+  g.collapsedSliceDims = {0};
+  g.startIndexMap = {0};
+  g.indexVectorDim = 1;
+  return {fn.reshape(fn.gather(flat, idx, g, {1}), index.dims())};
+}
+const Registrar kTake({"aten::take", "aten::take.out"}, lowerTake);
+
+std::vector<Value> lowerPut(LowerCtx& c) {
+  Function& fn = c.fn;
+  Value self = c.tensor("self");
+  const int64_t total = self.t().numElements();
+  Value index = c.tensor("index");
+  const int64_t n = index.t().numElements();
+  if (n == 0) return {self};
+  Value source = castTo(fn, c.tensor("source"), self.dtype());
+  if (source.t().numElements() != n) c.fail("put_: source and index need the same size");
+  Value flat = fn.reshape(self, {total});
+  Value idx = fn.reshape(wrapIndex(fn, index, total), {n, 1});
+  hlo::ScatterDims s;
+  s.insertedWindowDims = {0};
+  s.scatterDimsToOperandDims = {0};
+  s.indexVectorDim = 1;
+  Value out = fn.scatter({flat}, idx, {fn.reshape(source, {n})}, s, combiner(c.b("accumulate")))[0];
+  return {fn.reshape(out, self.dims())};
+}
+const Registrar kPut({"aten::put_", "aten::put", "aten::put.out"}, lowerPut);
+
+// ---- max_unpool --------------------------------------------------------------------------
+
+std::vector<Value> lowerMaxUnpool(LowerCtx& c, int k) {
+  Function& fn = c.fn;
+  Value self = c.tensor("self");
+  Value indices = c.tensor("indices");
+  const std::vector<int64_t> outSize = c.ints("output_size");
+  if (static_cast<int>(outSize.size()) != k || self.rank() < k) c.fail("bad output_size");
+  if (indices.dims() != self.dims()) c.fail("indices and input must have the same shape");
+  int64_t batch = 1, in = 1, out = 1;
+  for (int64_t d = 0; d < self.rank() - k; ++d) batch *= self.dims()[d];
+  for (int64_t d = self.rank() - k; d < self.rank(); ++d) in *= self.dims()[d];
+  for (int64_t s : outSize) out *= s;
+  std::vector<int64_t> resultDims(self.dims().begin(), self.dims().end() - k);
+  resultDims.insert(resultDims.end(), outSize.begin(), outSize.end());
+  if (batch * in == 0) return {fn.constant(0, self.dtype(), resultDims)};
+  // Global flat position: row * out + index.
+  Value idx = fn.reshape(castTo(fn, indices, ElementType::kS64), {batch, in});
+  Value row = fn.multiply(fn.iota(TensorType(ElementType::kS64, {batch, in}), 0),
+                          fn.constantInt(out, ElementType::kS64, {batch, in}));
+  idx = fn.reshape(fn.add(row, idx), {batch * in, 1});
+  hlo::ScatterDims s;
+  s.insertedWindowDims = {0};
+  s.scatterDimsToOperandDims = {0};
+  s.indexVectorDim = 1;
+  Value zeros = fn.constant(0, self.dtype(), {batch * out});
+  Value res = fn.scatter({zeros}, idx, {fn.reshape(self, {batch * in})}, s, combiner(false))[0];
+  return {fn.reshape(res, resultDims)};
+}
+const Registrar kMaxUnpool2d({"aten::max_unpool2d", "aten::max_unpool2d.out"},
+                             [](LowerCtx& c) { return lowerMaxUnpool(c, 2); });
+const Registrar kMaxUnpool3d({"aten::max_unpool3d", "aten::max_unpool3d.out"},
+                             [](LowerCtx& c) { return lowerMaxUnpool(c, 3); });
+
+// ---- trace -------------------------------------------------------------------------------
+
+const Registrar kTrace({"aten::trace", "aten::trace.out"}, [](LowerCtx& c) -> std::vector<Value> {
+  Function& fn = c.fn;
+  Value x = c.tensor("self");
+  if (x.rank() != 2) c.fail("trace expects a matrix");
+  const ElementType t = c.result().dtype;
+  x = castTo(fn, x, t);
+  TensorType it(ElementType::kS64, x.dims());
+  Value diag = fn.compare(fn.iota(it, 0), fn.iota(it, 1), Dir::kEq);
+  Value z = fn.select(diag, x, fn.constant(0, t, x.dims()));
+  return {fn.reduce(z, fn.constant(0, t), {0, 1},
+                    t == ElementType::kPred ? BinaryOp::kOr : BinaryOp::kAdd)};
+});
+
+// ---- bucketize / searchsorted -----------------------------------------------------------
+
+// For each value, the number of boundaries below it (right: at or below it);
+// NaN values count every boundary. `seq` is 1-D, or has the leading dims of
+// `values` and the boundaries along its last dim.
+Value countBelow(Function& fn, Value seq, Value values, bool right) {
+  const ElementType t = promoteTypes(seq.dtype(), values.dtype());
+  seq = castTo(fn, seq, t);
+  values = castTo(fn, values, t);
+  const int64_t m = seq.dims().back();
+  std::vector<int64_t> dims = values.dims();
+  dims.push_back(m);
+  const int64_t r = values.rank();
+  Value v = fn.broadcastInDim(values, dims, [&] {
+    std::vector<int64_t> b;
+    for (int64_t i = 0; i < r; ++i) b.push_back(i);
+    return b;
+  }());
+  Value s;
+  if (seq.rank() == 1) {
+    s = fn.broadcastInDim(seq, dims, {r});
+  } else {
+    std::vector<int64_t> b;
+    for (int64_t i = 0; i < r - 1; ++i) b.push_back(i);
+    b.push_back(r);
+    s = fn.broadcastInDim(seq, dims, b);
+  }
+  Value below = fn.compare(s, v, right ? Dir::kLe : Dir::kLt);
+  if (runtime::isFloating(t)) {
+    below = fn.binary(BinaryOp::kOr, below, fn.compare(v, v, Dir::kNe));  // NaN values
+  }
+  Value ones = fn.select(below, fn.constantInt(1, ElementType::kS64, dims),
+                         fn.constantInt(0, ElementType::kS64, dims));
+  return fn.reduce(ones, fn.constantInt(0, ElementType::kS64), {r}, BinaryOp::kAdd);
+}
+
+const Registrar kBucketize({"aten::bucketize.Tensor", "aten::bucketize.Tensor_out"},
+                           [](LowerCtx& c) -> std::vector<Value> {
+                             Value b = c.tensor("boundaries");
+                             if (b.rank() != 1) c.fail("bucketize expects 1-D boundaries");
+                             if (b.dims()[0] == 0) {
+                               return {
+                                   c.fn.constantInt(0, ElementType::kS64, c.tensor("self").dims())};
+                             }
+                             return {countBelow(c.fn, b, c.tensor("self"), c.b("right"))};
+                           });
+
+const Registrar kSearchsorted({"aten::searchsorted.Tensor", "aten::searchsorted.Tensor_out"},
+                              [](LowerCtx& c) -> std::vector<Value> {
+                                if (!c.isNone("sorter"))
+                                  c.fail("searchsorted with a sorter is not lowered");
+                                Value seq = c.tensor("sorted_sequence");
+                                Value values = c.tensor("self");
+                                bool right = c.b("right");
+                                if (!c.isNone("side")) right = c.str("side") == "right";
+                                if (seq.rank() == 0 || values.rank() == 0)
+                                  c.fail("0-d searchsorted is not lowered");
+                                if (seq.rank() > 1 &&
+                                    (seq.rank() != values.rank() ||
+                                     !std::equal(seq.dims().begin(), seq.dims().end() - 1,
+                                                 values.dims().begin()))) {
+                                  c.fail("searchsorted: leading dims differ");
+                                }
+                                if (seq.dims().back() == 0)
+                                  return {c.fn.constantInt(0, ElementType::kS64, values.dims())};
+                                return {countBelow(c.fn, seq, values, right)};
+                              });
+
+}  // namespace
+}  // namespace torchtpu::lower
