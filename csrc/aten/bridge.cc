@@ -468,8 +468,7 @@ bool inferResults(const c10::OperatorHandle& op, const std::vector<c10::IValue>&
     // Without the CPU fallback, PyTorch's own error is the answer (most often
     // the user's: shapes that do not broadcast, a dtype an op refuses). So it
     // is for ops the CPU cannot run either.
-    if (!fallbackEnabled.load() ||
-        !op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU)) {
+    if (!fallbackEnabled.load() || !op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU)) {
       throw;
     }
     const auto* ce = dynamic_cast<const c10::Error*>(&e);
