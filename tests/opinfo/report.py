@@ -123,10 +123,13 @@ def write(results: list[dict[str, Any]], settings: dict[str, Any], stem: Path) -
         "(`python tests/opinfo/sweep.py`): every OpInfo of PyTorch's "
         "`torch.testing._internal.common_methods_invocations.op_db` in each of "
         f"{', '.join(settings['dtypes'])} that it declares, {samples} sample inputs each, "
-        'run on "tpu" and on the CPU and compared with `torch.testing.assert_close`\'s '
-        "default tolerances for the dtype (float32 also compares the gradients of "
-        "differentiable OpInfos). "
-        f"{settings['jobs']} worker processes, {settings['wall_s']} s wall time.",
+        'run on "tpu" and on the CPU and compared with `torch.testing.assert_close` '
+        "(NaN equals NaN): float32 with PyTorch's device-vs-CPU tolerance "
+        "(`test_compare_cpu`: atol = rtol = 1e-3), bfloat16 with atol = rtol = 1.6e-2, "
+        "integers and bools exactly; float32 also compares the input gradients of "
+        "differentiable OpInfos. Each (OpInfo, dtype) runs in a worker process "
+        f"({settings['jobs']} at a time) with a {settings['timeout_s']:.0f} s limit; "
+        f"wall time of the full runs: {settings['wall_s']} s.",
         "",
         "- **native**: every sample matches and nothing ran on the CPU fallback "
         '(`torchtpu.metrics` "fallbacks" stays empty);',
@@ -142,6 +145,16 @@ def write(results: list[dict[str, Any]], settings: dict[str, Any], stem: Path) -
         "compare shapes and dtypes only.",
         "",
         summary_table(summary),
+    ]
+    runs = settings.get("runs", [])
+    if runs:
+        lines += ["", "Runs merged into this report:", ""]
+        for run in runs:
+            ops = run["ops"] if run["ops"] == "all" else f"{len(run['ops'])} OpInfos"
+            lines.append(
+                f"- {', '.join(run['dtypes'])}: {ops}, {run['results']} results, {run['wall_s']} s"
+            )
+    lines += [
         "",
         "## Ops that fell back to the CPU",
         "",
