@@ -15,12 +15,12 @@ namespace {
 
 bool isTpu(const at::Tensor& t) { return t.device().type() == c10::DeviceType::PrivateUse1; }
 
-// A dense CPU tensor with the values of tpu tensor `src`.
-at::Tensor toHost(const at::Tensor& src) {
-  at::Tensor host = at::empty(src.sizes(), src.options().device(at::kCPU));
-  if (src.numel() == 0) return host;
+// Copies tpu tensor `src` into `host`, a dense CPU tensor of its shape and dtype.
+void readInto(const at::Tensor& src, const at::Tensor& host) {
+  if (src.numel() == 0) return;
   if (deviceStorage(src).state() == exec::DeviceStorage::State::kUninitialized) {
-    return host.zero_();  // never written: zeros
+    host.zero_();  // never written: zeros
+    return;
   }
   try {
     exec::ArrayPtr array = denseArray(src);
@@ -31,6 +31,12 @@ at::Tensor toHost(const at::Tensor& src) {
     rethrowRuntimeError(e, "copying a tensor to the host");
   }
   exec::metrics().deviceToHostBytes += static_cast<int64_t>(host.nbytes());
+}
+
+// A dense CPU tensor with the values of tpu tensor `src`.
+at::Tensor toHost(const at::Tensor& src) {
+  at::Tensor host = at::empty(src.sizes(), src.options().device(at::kCPU));
+  readInto(src, host);
   return host;
 }
 
@@ -84,7 +90,12 @@ at::Tensor copyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_bl
   // `self` is the source.
   if (self.numel() == 0 || dst.numel() == 0) return dst;
   if (isTpu(self) && !isTpu(dst)) {
-    dst.copy_(toHost(self));
+    if (dst.is_contiguous() && dst.scalar_type() == self.scalar_type() &&
+        dst.sizes() == self.sizes() && !dst.is_conj() && !dst.is_neg()) {
+      readInto(self, dst);  // straight into the destination (tensor.cpu())
+    } else {
+      dst.copy_(toHost(self));
+    }
     return dst;
   }
   if (!isTpu(self) && isTpu(dst) && isWholeStorage(dst)) {
