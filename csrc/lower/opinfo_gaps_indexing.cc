@@ -4,6 +4,8 @@
 // (counting comparisons). Negative indices wrap; out-of-range ones are
 // clamped by the device instead of raising.
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <string>
 
 #include "hlo/comparison.h"
@@ -248,6 +250,81 @@ const Registrar kSearchsorted({"aten::searchsorted.Tensor", "aten::searchsorted.
                                   return {c.fn.constantInt(0, ElementType::kS64, values.dims())};
                                 return {countBelow(c.fn, seq, values, right)};
                               });
+
+// ---- index_reduce -------------------------------------------------------------------------
+
+// self[..., index[i], ...] = reduce(self (with include_self), source[..., i, ...]);
+// reduce is prod, mean, amax or amin.
+std::vector<Value> lowerIndexReduce(LowerCtx& c) {
+  Function& fn = c.fn;
+  const ElementType t = c.result().dtype;
+  Value self = castTo(fn, c.tensor("self"), t);
+  Value source = castTo(fn, c.tensor("source"), t);
+  const bool scalarSelf = self.rank() == 0;
+  if (scalarSelf) self = fn.reshape(self, {1});
+  if (source.rank() == 0) source = fn.reshape(source, {1});
+  const int64_t r = self.rank();
+  const int64_t dim = normDim(c.i("dim"), r);
+  Value index = c.tensor("index");
+  const int64_t n = index.t().numElements();
+  if (n == 0) return {fn.reshape(self, c.result().dims)};
+  if (source.rank() != r) c.fail("index_reduce: source and self must have the same rank");
+  const std::string reduce = c.str("reduce");
+  const bool includeSelf = c.b("include_self");
+  index = fn.reshape(wrapIndex(fn, index, self.dims()[dim]), {n, 1});
+  hlo::ScatterDims s;
+  for (int64_t d = 0; d < r; ++d) {
+    if (d != dim) s.updateWindowDims.push_back(d);
+  }
+  s.insertedWindowDims = {dim};
+  s.scatterDimsToOperandDims = {dim};
+  s.indexVectorDim = 1;
+  auto scatterWith = [&](Value base, Value updates, BinaryOp op) {
+    auto body = [op](Function& rg, const std::vector<Value>& a) {
+      return std::vector<Value>{rg.binary(op, a[0], a[1])};
+    };
+    return fn.scatter({base}, index, {updates}, s, body)[0];
+  };
+  const ElementType ct = runtime::isFloating(t) ? t : ElementType::kF64;
+  Value counts = scatterWith(fn.constant(0, ct, self.dims()), fn.constant(1, ct, source.dims()),
+                             BinaryOp::kAdd);
+  Value hit = fn.compare(counts, fn.constant(0, ct, self.dims()), Dir::kGt);
+  const bool isFloat = runtime::isFloating(t);
+  double identity = 0;
+  BinaryOp op = BinaryOp::kAdd;
+  if (reduce == "prod") {
+    identity = 1;
+    op = BinaryOp::kMultiply;
+  } else if (reduce == "amax") {
+    identity = isFloat ? -INFINITY : static_cast<double>(INT64_MIN);
+    op = BinaryOp::kMaximum;
+  } else if (reduce == "amin") {
+    identity = isFloat ? INFINITY : static_cast<double>(INT64_MAX);
+    op = BinaryOp::kMinimum;
+  } else if (reduce != "mean") {
+    c.fail("index_reduce: unknown reduce '" + reduce + "'");
+  }
+  if (t == ElementType::kPred) c.fail("index_reduce of bools is not lowered");
+  Value ident = isFloat || reduce == "prod" || reduce == "mean"
+                    ? fn.constant(identity, t, self.dims())
+                    : fn.constantInt(reduce == "amax" ? INT64_MIN : INT64_MAX, t, self.dims());
+  Value base = includeSelf ? self : fn.select(hit, ident, self);
+  Value out = scatterWith(base, source, op);
+  if (reduce == "mean") {
+    Value one = fn.constant(1, ct, self.dims());
+    Value denom = includeSelf ? fn.add(counts, one) : fn.select(hit, counts, one);
+    if (isFloat) {
+      out = fn.divide(out, castTo(fn, denom, t));
+    } else {
+      Value q = fn.unary(hlo::UnaryOp::kFloor, fn.divide(castTo(fn, out, ct), denom));
+      out = castTo(fn, q, t);
+    }
+  }
+  return {fn.reshape(out, c.result().dims)};
+}
+const Registrar kIndexReduce({"aten::index_reduce", "aten::index_reduce.out",
+                              "aten::index_reduce_"},
+                             lowerIndexReduce);
 
 }  // namespace
 }  // namespace torchtpu::lower
