@@ -284,3 +284,19 @@ def test_outputs_that_alias_inputs():
     torch.testing.assert_close(s.cpu(), es)
     v.mul_(10)  # a view of the input, as in eager
     torch.testing.assert_close(xd.cpu(), x * 10)
+
+
+def test_backward_threads_follow_the_mode_after_a_capture():
+    # The backward graph is captured on autograd's worker thread; afterwards
+    # that thread must still follow the mode the user picks.
+    model = mlp().to("tpu")
+    x = torch.randn(8, 16).to("tpu")
+    torch.compile(model, backend="tpu")(x).sum().backward()
+    torchtpu.set_mode("defer")
+    for _ in range(3):
+        model(x).sum().backward()
+        torchtpu.sync()
+    before = counters()
+    model(x).sum().backward()
+    torchtpu.sync()
+    assert counters()["launches"] - before["launches"] == 1  # one fused program

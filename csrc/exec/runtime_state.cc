@@ -45,6 +45,8 @@ const std::shared_ptr<runtime::Client>& client() {
 
 LaunchMode launchMode() { return tlsMode.value_or(defaultMode.load()); }
 void setLaunchMode(LaunchMode mode) { tlsMode = mode; }
+std::optional<LaunchMode> threadLaunchMode() { return tlsMode; }
+void setThreadLaunchMode(std::optional<LaunchMode> mode) { tlsMode = mode; }
 void setDefaultLaunchMode(LaunchMode mode) { defaultMode = mode; }
 
 }  // namespace torchtpu::exec

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/client.h"
@@ -19,6 +20,10 @@ const std::shared_ptr<runtime::Client>& client();
 enum class LaunchMode { kStrict, kLaunchBlocking, kDefer };
 LaunchMode launchMode();
 void setLaunchMode(LaunchMode mode);  // per thread
+// This thread's own choice (unset: it follows the default), to save and
+// restore around work that switches modes temporarily.
+std::optional<LaunchMode> threadLaunchMode();
+void setThreadLaunchMode(std::optional<LaunchMode> mode);
 // The mode of threads that have not set one (TORCHTPU_MODE).
 void setDefaultLaunchMode(LaunchMode mode);
 

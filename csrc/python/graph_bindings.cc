@@ -140,10 +140,14 @@ OptTensors Graph::run(const OptTensors& inputs) const {
   return out;
 }
 
+// The capturing thread's own mode choice before the capture (a thread that
+// follows the default, like autograd's workers, keeps following it).
+thread_local bool capturingHere = false;
 thread_local std::optional<exec::LaunchMode> modeBeforeCapture;
 
 void restoreMode() {
-  if (modeBeforeCapture) exec::setLaunchMode(*modeBeforeCapture);
+  if (capturingHere) exec::setThreadLaunchMode(modeBeforeCapture);
+  capturingHere = false;
   modeBeforeCapture.reset();
 }
 
@@ -159,13 +163,14 @@ void bindGraphs(py::module_& m) {
   m.def(
       "_capture_begin",
       [](const OptTensors& inputs) {
-        TORCH_CHECK(!modeBeforeCapture, "torchtpu: a graph capture is already in progress");
+        TORCH_CHECK(!capturingHere, "torchtpu: a graph capture is already in progress");
         try {
           exec::beginCapture(deviceOf(inputs), storagesOf(inputs));
         } catch (const std::exception& e) {
           aten::rethrowRuntimeError(e, "starting a graph capture");
         }
-        modeBeforeCapture = exec::launchMode();
+        modeBeforeCapture = exec::threadLaunchMode();
+        capturingHere = true;
         exec::setLaunchMode(exec::LaunchMode::kDefer);
       },
       py::arg("inputs"));
