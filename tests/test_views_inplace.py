@@ -439,3 +439,16 @@ def test_strided_views_read_and_write_as_on_cpu(case, tpu_mode: str) -> None:
     dview.copy_(src.to("tpu"))
     torch.testing.assert_close(dev.cpu(), base)
     torch.testing.assert_close(dview.cpu(), view)
+
+
+def test_lazy_conjugate_and_negative_views_read_their_values() -> None:
+    c = torch.tensor([1 + 2j, 3 - 4j, -5 + 0.5j], dtype=torch.complex64)
+    d = c.to("tpu")
+    torch.testing.assert_close(d.conj().cpu(), c.conj())
+    torch.testing.assert_close(d.conj().resolve_conj().cpu(), c.conj())
+    neg = d.conj().imag  # a negative view of a real tensor
+    assert neg.is_neg()
+    torch.testing.assert_close(neg.cpu(), c.conj().imag)
+    torch.testing.assert_close((neg * 2 + 1).cpu(), c.conj().imag * 2 + 1)
+    x = torch.randn(8)
+    torch.testing.assert_close(torch.fft.ifft(x.to("tpu")).cpu(), torch.fft.ifft(x))

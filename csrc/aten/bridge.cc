@@ -646,6 +646,19 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const size_t nargs = schema.arguments().size();
   if (lower::findLowering(name) == nullptr) return cpuFallback(op, stack, name, "no lowering");
 
+  // Lazy conjugate/negative views (x.conj(), x.conj().imag) reach backends
+  // unresolved for ops such as clone: read ones the op only reads with their
+  // bits applied.
+  for (size_t k = 0; k < nargs; ++k) {
+    c10::IValue& v = (*stack)[stack->size() - nargs + k];
+    if (!v.isTensor() || isWrite(schema.arguments()[k])) continue;
+    const at::Tensor& t = v.toTensor();
+    if (t.defined() && t.device().type() == c10::DeviceType::PrivateUse1 &&
+        (t.is_conj() || t.is_neg())) {
+      v = resolveLazyBits(t);
+    }
+  }
+
   const bool defer = exec::launchMode() == exec::LaunchMode::kDefer;
   std::vector<c10::IValue> args(stack->end() - nargs, stack->end());
   std::shared_ptr<const exec::CompiledOp> compiled;

@@ -24,6 +24,10 @@ void setCpuFallbackEnabled(bool enabled);
 // into the view `dst` (a tpu tensor on the same device).
 void deviceCopy(const at::Tensor& dst, const at::Tensor& src);
 
+// A tpu tensor with the values of `t` (a lazy conjugate or negative view),
+// its bits applied (through the host; such views are rare on a device).
+at::Tensor resolveLazyBits(const at::Tensor& t);
+
 // A dense row-major device array holding exactly `t`'s values.
 exec::ArrayPtr denseArray(const at::Tensor& t);
 

@@ -40,6 +40,15 @@ at::Tensor toHost(const at::Tensor& src) {
   return host;
 }
 
+// toHost with the tensor's lazy conjugate and negative bits applied (PyTorch
+// routes copies of such views here without resolving them).
+at::Tensor hostValues(const at::Tensor& src) {
+  at::Tensor host = toHost(src);
+  if (src.is_conj()) host = host.conj_physical();
+  if (src.is_neg()) host = host.neg();
+  return host;
+}
+
 // Uploads a CPU tensor as a new dense array on `device`, as a tpu tensor.
 at::Tensor toDevice(const at::Tensor& src, c10::ScalarType dtype, int device) {
   at::Tensor host = src.to(dtype).resolve_conj().resolve_neg().contiguous();
@@ -89,12 +98,13 @@ void uploadWhole(const at::Tensor& dst, const at::Tensor& src) {
 at::Tensor copyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
   // `self` is the source.
   if (self.numel() == 0 || dst.numel() == 0) return dst;
+  const bool lazyBits = self.is_conj() || self.is_neg();
   if (isTpu(self) && !isTpu(dst)) {
-    if (dst.is_contiguous() && dst.scalar_type() == self.scalar_type() &&
+    if (!lazyBits && dst.is_contiguous() && dst.scalar_type() == self.scalar_type() &&
         dst.sizes() == self.sizes() && !dst.is_conj() && !dst.is_neg()) {
       readInto(self, dst);  // straight into the destination (tensor.cpu())
     } else {
-      dst.copy_(toHost(self));
+      dst.copy_(hostValues(self));
     }
     return dst;
   }
@@ -107,8 +117,8 @@ at::Tensor copyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_bl
     deviceCopy(dst, staged);
     return dst;
   }
-  if (self.device() != dst.device()) {
-    deviceCopy(dst, toDevice(toHost(self), dst.scalar_type(), dst.device().index()));
+  if (self.device() != dst.device() || lazyBits) {
+    deviceCopy(dst, toDevice(hostValues(self), dst.scalar_type(), dst.device().index()));
     return dst;
   }
   deviceCopy(dst, self);
@@ -123,10 +133,14 @@ at::Tensor copyFromAndResize(const at::Tensor& self, const at::Tensor& dst) {
 at::Scalar localScalarDense(const at::Tensor& self) {
   TORCH_CHECK(self.numel() == 1, "a Tensor with ", self.numel(),
               " elements cannot be converted to Scalar");
-  return toHost(self).item();
+  return hostValues(self).item();
 }
 
 }  // namespace
+
+at::Tensor resolveLazyBits(const at::Tensor& t) {
+  return toDevice(hostValues(t), t.scalar_type(), t.device().index());
+}
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from", copyFrom);
