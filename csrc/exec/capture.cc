@@ -169,16 +169,6 @@ std::shared_ptr<CapturedGraph> endCapture(const std::vector<DeviceStorage*>& out
         "graph '" + name + "' failed to compile" +
             (culprit.empty() ? std::string(": ") + e.what() : "; the op that fails is " + culprit));
   }
-  g->scalarArrays_.resize(g->scalarGroups_.size());
-  for (size_t k = 0; k < g->scalarGroups_.size(); ++k) {
-    bool random = false;
-    for (const auto& [group, byte] : g->rngSlots_) random = random || group == static_cast<int>(k);
-    if (random) continue;
-    const int64_t n = static_cast<int64_t>(g->scalarBytes_[k].size() /
-                                           runtime::elementByteSize(g->scalarGroups_[k]));
-    g->scalarArrays_[k] = std::make_shared<DeviceArray>(
-        client()->toDevice(g->scalarBytes_[k].data(), g->scalarGroups_[k], {n}, s.device));
-  }
   metrics().graphCompiles += 1;
   metrics().graphCompileNanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
                                      std::chrono::steady_clock::now() - s.start)
@@ -206,17 +196,10 @@ std::vector<ArrayPtr> CapturedGraph::run(const std::vector<DeviceStorage*>& inpu
     }
     args.push_back(std::move(a));
   }
+  // Every runtime scalar is a random-op state: each run draws its own.
   const auto& c = client();
   std::vector<runtime::Buffer> fresh;
-  fresh.reserve(scalarGroups_.size());
-  std::vector<const runtime::Buffer*> buffers;
-  for (const auto& a : args) buffers.push_back(&a->buffer());
-  std::vector<size_t> freshAt;
   for (size_t k = 0; k < scalarGroups_.size(); ++k) {
-    if (scalarArrays_[k]) {
-      buffers.push_back(&scalarArrays_[k]->buffer());
-      continue;
-    }
     std::vector<uint8_t> bytes = scalarBytes_[k];
     for (const auto& [group, byte] : rngSlots_) {
       if (group != static_cast<int>(k)) continue;
@@ -228,10 +211,10 @@ std::vector<ArrayPtr> CapturedGraph::run(const std::vector<DeviceStorage*>& inpu
         static_cast<int64_t>(bytes.size() / runtime::elementByteSize(scalarGroups_[k]));
     fresh.push_back(c->toDevice(bytes.data(), scalarGroups_[k], {n}, device_));
     metrics().hostToDeviceBytes += static_cast<int64_t>(bytes.size());
-    freshAt.push_back(buffers.size());
-    buffers.push_back(nullptr);
   }
-  for (size_t k = 0; k < freshAt.size(); ++k) buffers[freshAt[k]] = &fresh[k];
+  std::vector<const runtime::Buffer*> buffers;
+  for (const auto& a : args) buffers.push_back(&a->buffer());
+  for (const auto& b : fresh) buffers.push_back(&b);
 
   runtime::ExecuteOptions opts;
   opts.device = device_;

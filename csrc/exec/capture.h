@@ -60,12 +60,11 @@ class CapturedGraph {
   std::shared_ptr<runtime::Executable> exe_;
   std::vector<Param> params_;
   std::vector<hlo::TensorType> paramTypes_;
-  // Packed runtime scalars: fixed bytes per group, with random-op states
-  // ({seed, offset} at byte `rngSlots[k].second` of group `.first`) drawn anew
-  // on every run. Groups without random states are uploaded once.
+  // Packed runtime scalars, which are only random-op states (other numbers
+  // are program constants): bytes per group, the {seed, offset} at byte
+  // `rngSlots[k].second` of group `.first` drawn anew on every run.
   std::vector<runtime::ElementType> scalarGroups_;
   std::vector<std::vector<uint8_t>> scalarBytes_;
-  std::vector<ArrayPtr> scalarArrays_;  // per group: uploaded once, or null
   std::vector<std::pair<int, size_t>> rngSlots_;
   std::vector<GraphOutput> outputs_;
   std::vector<std::pair<int, int>> mutations_;  // (graph input, program output)
