@@ -595,6 +595,47 @@ std::vector<Value> Function::ifElse(Value pred, const RegionFn& thenBranch,
 
 // ---- misc -----------------------------------------------------------------------------------
 
+Value Function::fft(Value x, FftType type, std::vector<int64_t> fftLength) {
+  const TensorType out = infer::fft(x.type, type, fftLength);
+  const std::string attrs = "fft_type = #stablehlo<fft_type " + std::string(fftTypeName(type)) +
+                            ">, fft_length = " + i64ArrayAttr(fftLength);
+  return emit("stablehlo.fft", {x}, attrs, {out})[0];
+}
+
+Value Function::cholesky(Value a, bool lower) {
+  const TensorType out = infer::cholesky(a.type);
+  return emit("stablehlo.cholesky", {a}, std::string("lower = ") + (lower ? "true" : "false"),
+              {out})[0];
+}
+
+Value Function::triangularSolve(Value a, Value b, bool leftSide, bool lower, bool unitDiagonal,
+                                Transpose transposeA) {
+  const TensorType out = infer::triangularSolve(a.type, b.type, leftSide);
+  const char* t = transposeA == Transpose::kNo          ? "NO_TRANSPOSE"
+                  : transposeA == Transpose::kTranspose ? "TRANSPOSE"
+                                                        : "ADJOINT";
+  auto flag = [](bool v) { return v ? std::string("true") : std::string("false"); };
+  const std::string attrs = "left_side = " + flag(leftSide) + ", lower = " + flag(lower) +
+                            ", unit_diagonal = " + flag(unitDiagonal) +
+                            ", transpose_a = #stablehlo<transpose " + t + ">";
+  return emit("stablehlo.triangular_solve", {a, b}, attrs, {out})[0];
+}
+
+std::vector<Value> Function::customCall(const std::string& target, std::vector<Value> operands,
+                                        std::vector<TensorType> results,
+                                        const std::string& backendConfig) {
+  if (target.empty() || target.find('"') != std::string::npos) {
+    throw std::invalid_argument("stablehlo.custom_call: bad target name '" + target + "'");
+  }
+  if (backendConfig.find('"') != std::string::npos ||
+      backendConfig.find('\\') != std::string::npos) {
+    throw std::invalid_argument("stablehlo.custom_call: backend_config must not hold quotes");
+  }
+  std::string attrs = "call_target_name = \"" + target + "\"";
+  if (!backendConfig.empty()) attrs += ", backend_config = \"" + backendConfig + "\"";
+  return emit("stablehlo.custom_call", operands, attrs, results);
+}
+
 std::pair<Value, Value> Function::rngBitGenerator(Value state, RngAlgorithm alg,
                                                   const TensorType& out) {
   const auto [stateType, outType] = infer::rngBitGenerator(state.type, alg, out);

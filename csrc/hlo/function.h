@@ -16,6 +16,7 @@
 #include "hlo/conv_dims.h"
 #include "hlo/dot_dims.h"
 #include "hlo/elementwise_ops.h"
+#include "hlo/fft_type.h"
 #include "hlo/gather_dims.h"
 #include "hlo/precision.h"
 #include "hlo/rng_algorithm.h"
@@ -184,6 +185,20 @@ class Function {
   std::vector<Value> whileLoop(std::vector<Value> init, const RegionFn& cond, const RegionFn& body);
   // Runs one of two argument-less regions; both must return the same types.
   std::vector<Value> ifElse(Value pred, const RegionFn& thenBranch, const RegionFn& elseBranch);
+
+  // ---- linear algebra and FFT -----------------------------------------------
+  Value fft(Value x, FftType type, std::vector<int64_t> fftLength);
+  // Lower (or upper) Cholesky factor; the other triangle is unspecified.
+  Value cholesky(Value a, bool lower);
+  // Solves op(a) x = b (leftSide) or x op(a) = b, a triangular.
+  enum class Transpose { kNo, kTranspose, kAdjoint };
+  Value triangularSolve(Value a, Value b, bool leftSide, bool lower, bool unitDiagonal,
+                        Transpose transposeA = Transpose::kNo);
+  // stablehlo.custom_call of a target the compiler implements (e.g. XLA's
+  // expanders' "Qr", "Eigh", "ProductOfElementaryHouseholderReflectors").
+  std::vector<Value> customCall(const std::string& target, std::vector<Value> operands,
+                                std::vector<TensorType> results,
+                                const std::string& backendConfig = "");
 
   // ---- misc ---------------------------------------------------------------
   // Returns (new state, random bits of type `out`).

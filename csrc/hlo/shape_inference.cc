@@ -175,6 +175,78 @@ TensorType reducePrecision(const TensorType& x, int32_t exponentBits, int32_t ma
   return x;
 }
 
+TensorType fft(const TensorType& x, FftType type, const std::vector<int64_t>& fftLength) {
+  const std::string name = "stablehlo.fft";
+  const auto n = static_cast<int64_t>(fftLength.size());
+  if (n < 1 || n > 3 || n > x.rank()) fail(name, "needs 1 to 3 fft dims within the rank", {x});
+  for (int64_t l : fftLength) {
+    if (l < 0) fail(name, "fft lengths must be >= 0", {x});
+  }
+  TensorType out = x;
+  const bool complexIn = runtime::isComplex(x.dtype);
+  auto tail = [&](int64_t i) -> int64_t& { return out.dims[x.rank() - n + i]; };
+  switch (type) {
+    case FftType::kFft:
+    case FftType::kIfft:
+      if (!complexIn) fail(name, "FFT/IFFT need complex elements", {x});
+      for (int64_t i = 0; i < n; ++i) {
+        if (tail(i) != fftLength[i]) fail(name, "trailing dims must equal fft_length", {x});
+      }
+      return out;
+    case FftType::kRfft:
+      if (x.dtype != ElementType::kF32 && x.dtype != ElementType::kF64) {
+        fail(name, "RFFT needs f32 or f64 elements", {x});
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if (tail(i) != fftLength[i]) fail(name, "trailing dims must equal fft_length", {x});
+      }
+      tail(n - 1) = fftLength[n - 1] / 2 + 1;
+      out.dtype = x.dtype == ElementType::kF32 ? ElementType::kC64 : ElementType::kC128;
+      return out;
+    case FftType::kIrfft:
+      if (!complexIn) fail(name, "IRFFT needs complex elements", {x});
+      for (int64_t i = 0; i + 1 < n; ++i) {
+        if (tail(i) != fftLength[i]) fail(name, "trailing dims must equal fft_length", {x});
+      }
+      if (tail(n - 1) != fftLength[n - 1] / 2 + 1) {
+        fail(name, "IRFFT's last dim must be fft_length/2+1", {x});
+      }
+      tail(n - 1) = fftLength[n - 1];
+      out.dtype = x.dtype == ElementType::kC64 ? ElementType::kF32 : ElementType::kF64;
+      return out;
+  }
+  return out;
+}
+
+TensorType cholesky(const TensorType& a) {
+  const std::string name = "stablehlo.cholesky";
+  if (!runtime::isFloating(a.dtype) && !runtime::isComplex(a.dtype)) {
+    fail(name, "needs floating-point or complex elements", {a});
+  }
+  if (a.rank() < 2 || a.dims[a.rank() - 1] != a.dims[a.rank() - 2]) {
+    fail(name, "needs square matrices [..., n, n]", {a});
+  }
+  return a;
+}
+
+TensorType triangularSolve(const TensorType& a, const TensorType& b, bool leftSide) {
+  const std::string name = "stablehlo.triangular_solve";
+  if (a.dtype != b.dtype) fail(name, "a and b must have one element type", {a, b});
+  if (!runtime::isFloating(a.dtype) && !runtime::isComplex(a.dtype)) {
+    fail(name, "needs floating-point or complex elements", {a, b});
+  }
+  if (a.rank() < 2 || a.rank() != b.rank() || a.dims[a.rank() - 1] != a.dims[a.rank() - 2]) {
+    fail(name, "needs square a [..., n, n] and b of the same rank", {a, b});
+  }
+  for (int64_t i = 0; i + 2 < a.rank(); ++i) {
+    if (a.dims[i] != b.dims[i]) fail(name, "batch dims must match", {a, b});
+  }
+  const int64_t n = a.dims[a.rank() - 1];
+  const int64_t bn = leftSide ? b.dims[b.rank() - 2] : b.dims[b.rank() - 1];
+  if (bn != n) fail(name, "b's solved dim must equal a's size", {a, b});
+  return b;
+}
+
 TensorType iota(const TensorType& t, int64_t dim) {
   const std::string name = "stablehlo.iota";
   if (t.rank() == 0 || dim < 0 || dim >= t.rank()) {

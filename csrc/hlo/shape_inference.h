@@ -14,6 +14,7 @@
 #include "hlo/conv_dims.h"
 #include "hlo/dot_dims.h"
 #include "hlo/elementwise_ops.h"
+#include "hlo/fft_type.h"
 #include "hlo/gather_dims.h"
 #include "hlo/rng_algorithm.h"
 #include "hlo/scatter_dims.h"
@@ -33,6 +34,13 @@ TensorType convert(const TensorType& x, ElementType to);
 TensorType bitcastConvert(const TensorType& x, ElementType to);
 TensorType reducePrecision(const TensorType& x, int32_t exponentBits, int32_t mantissaBits);
 TensorType iota(const TensorType& t, int64_t dim);
+
+// FFT over the trailing fftLength.size() dims (1 to 3).
+TensorType fft(const TensorType& x, FftType type, const std::vector<int64_t>& fftLength);
+// a: [..., n, n] floating or complex.
+TensorType cholesky(const TensorType& a);
+// a: [..., n, n]; b: [..., n, k] (left side) or [..., k, n] (right side).
+TensorType triangularSolve(const TensorType& a, const TensorType& b, bool leftSide);
 
 TensorType broadcastInDim(const TensorType& x, const std::vector<int64_t>& outDims,
                           const std::vector<int64_t>& broadcastDims);
