@@ -24,6 +24,7 @@ from torchtpu import (
     _C,  # noqa: I001 - loads the ATen kernels; needs torch first
     metrics,
 )
+from torchtpu import data_dependent as _data_dependent
 from torchtpu import device as _device_module
 from torchtpu._plugin import PluginInfo, client, info, resolve
 from torchtpu.dynamo import compile_backend
@@ -97,6 +98,7 @@ _C._register_lowered_overrides()
 # the first backward): that starts the runtime.
 _C._set_lazy_init(_device_module._lazy_init)
 _patch_printing()
+_data_dependent.register()
 
 
 def _register_distributed() -> None:

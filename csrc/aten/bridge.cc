@@ -13,6 +13,7 @@
 
 #include "aten/dtype.h"
 #include "aten/generator.h"
+#include "aten/mask_indices.h"
 #include "aten/python_source.h"
 #include "aten/storage.h"
 #include "aten/storage_resize.h"
@@ -645,6 +646,7 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const std::string name = opName(schema);
   const size_t nargs = schema.arguments().size();
   if (lower::findLowering(name) == nullptr) return cpuFallback(op, stack, name, "no lowering");
+  expandMaskIndices(schema, stack);
 
   // Lazy conjugate/negative views (x.conj(), x.conj().imag) reach backends
   // unresolved for ops such as clone: read ones the op only reads with their

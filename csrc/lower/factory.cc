@@ -92,6 +92,12 @@ const Registrar kArange({"aten::arange", "aten::arange.start", "aten::arange.sta
 const Registrar kLinspace({"aten::linspace", "aten::linspace.out"}, lowerLinspace);
 const Registrar kEye({"aten::eye", "aten::eye.m", "aten::eye.out", "aten::eye.m_out"}, lowerEye);
 const Registrar kFull({"aten::full", "aten::full.out"}, lowerFull);
+// A zero tensor autograd makes for unused gradients: plain zeros here.
+const Registrar kEfficientZero({"aten::_efficientzerotensor", "aten::_efficientzerotensor.out"},
+                               [](LowerCtx& c) -> std::vector<Value> {
+                                 const TensorType& out = c.result();
+                                 return {c.fn.constant(0, out.dtype, out.dims)};
+                               });
 
 }  // namespace
 }  // namespace torchtpu::lower

@@ -78,6 +78,9 @@ std::vector<Value> lowerIndexSelect(LowerCtx& c) {
   const int64_t r = self.rank();
   const int64_t dim = normDim(c.i("dim"), r);
   const int64_t n = index.t().numElements();
+  if (n == 0 || self.t().numElements() == 0) {
+    return {constantLike(fn, 0, self.dtype(), c.result().dims)};
+  }
   index = fn.reshape(index, {n, 1});
   // gather puts the index's batch dim first and the slice dims after it; the
   // batch dim is moved to `dim` afterwards.
@@ -104,9 +107,10 @@ std::vector<Value> lowerGather(LowerCtx& c) {
   Value self = atLeast1d(fn, c.tensor("self"));
   Value index = atLeast1d(fn, toIndex(fn, c, c.tensor("index")));
   const int64_t r = self.rank();
+  // An empty index may have any rank (PyTorch checks ranks only when it reads).
+  if (index.t().numElements() == 0) return {constantLike(fn, 0, self.dtype(), c.result().dims)};
   if (index.rank() != r) c.fail("index and self must have the same number of dimensions");
   const int64_t dim = normDim(c.i("dim"), r);
-  if (index.t().numElements() == 0) return {constantLike(fn, 0, self.dtype(), index.dims())};
   GatherDims g;
   g.collapsedSliceDims = iotaList(r);
   g.startIndexMap = iotaList(r);
@@ -155,8 +159,8 @@ std::vector<Value> lowerScatter(LowerCtx& c) {
   Value self = atLeast1d(fn, castTo(fn, self0, out.dtype));
   Value index = atLeast1d(fn, toIndex(fn, c, c.tensor("index")));
   const int64_t dim = normDim(c.i("dim"), self.rank());
+  if (index.t().numElements() == 0) return {castTo(fn, self0, out.dtype)};
   if (index.rank() != self.rank()) c.fail("index and self must have the same number of dimensions");
-  if (index.t().numElements() == 0) return {self};
   Combiner f = replaceOp;
   if (c.op().find("scatter_add") != std::string::npos) {
     f = addOp;
@@ -175,8 +179,8 @@ std::vector<Value> lowerScatterReduce(LowerCtx& c) {
   Value self = atLeast1d(fn, castTo(fn, c.tensor("self"), t));
   Value index = atLeast1d(fn, toIndex(fn, c, c.tensor("index")));
   const int64_t dim = normDim(c.i("dim"), self.rank());
+  if (index.t().numElements() == 0) return {castTo(fn, c.tensor("self"), t)};
   if (index.rank() != self.rank()) c.fail("index and self must have the same number of dimensions");
-  if (index.t().numElements() == 0) return {self};
   const std::string reduce = c.str("reduce");
   const bool includeSelf = c.b("include_self");
   Value updates = scatterUpdates(c, index, t);

@@ -10,20 +10,10 @@ from typing import Any
 CLASSES = ["native", "fallback", "failing", "skipped", "cpu_error"]
 DTYPE_ORDER = ["float32", "bfloat16", "int64", "bool"]
 
-# Ops left on the CPU fallback on purpose: their output shape depends on the data,
-# which a compiled program with static shapes cannot express.
+# Causes shown for ops that fall back for a known reason. (nonzero, masked_select,
+# unique, bincount and repeat_interleave run on the device in two steps since
+# torchtpu/data_dependent.py.)
 DATA_DEPENDENT = {
-    "aten::nonzero": "data-dependent output shape",
-    "aten::nonzero_static": "data-dependent output shape",
-    "aten::masked_select": "data-dependent output shape",
-    "aten::_unique2": "data-dependent output shape",
-    "aten::unique_dim": "data-dependent output shape",
-    "aten::unique_consecutive": "data-dependent output shape",
-    "aten::unique_dim_consecutive": "data-dependent output shape",
-    "aten::_unique": "data-dependent output shape",
-    "aten::bincount": "data-dependent output shape (size from the maximum value)",
-    "aten::histc": "data-dependent bins",
-    "aten::repeat_interleave.Tensor": "data-dependent output shape",
     "aten::_local_scalar_dense": "reads a value back to the host",
 }
 

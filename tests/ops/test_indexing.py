@@ -149,12 +149,14 @@ def test_advanced_index():
     no_fallback(run(lambda x, i: x[i], torch.arange(20).reshape(4, 5), idx(0, 2, 3), grad=False))
 
 
-def test_bool_mask_index_falls_back():
+def test_bool_mask_index():
+    # The mask becomes the index tensors of its nonzeros, computed on the device.
     x = r(4, 5)
     m = x > 0
-    torchtpu.metrics.reset()
-    got = x.to(D)[m.to(D)]
-    torch.testing.assert_close(got.cpu(), x[m])  # data-dependent shape: CPU
+    no_fallback(run(lambda x: x[m.to(x.device)], x))
+    no_fallback(run(lambda x: x[:, m[0].to(x.device)] * 2, x))
+    with pytest.raises(IndexError, match="shape of the mask"):
+        x.to(D)[torch.ones(3, dtype=torch.bool, device=D)]
 
 
 @pytest.mark.parametrize("accumulate", [False, True])
@@ -213,10 +215,9 @@ def test_index_add():
 
 
 def test_masked_scatter():
-    # (Its backward needs masked_select, whose shape is data-dependent.)
     m = torch.tensor([[True, False, True], [False, False, True]])
-    no_fallback(run(lambda s, src, m: s.masked_scatter(m, src), r(2, 3), r(2, 4), m, grad=False))
-    no_fallback(run(lambda s, src, m: s.masked_scatter(m, src), r(2, 3), r(5), m[1], grad=False))
+    no_fallback(run(lambda s, src, m: s.masked_scatter(m, src), r(2, 3), r(2, 4), m))
+    no_fallback(run(lambda s, src, m: s.masked_scatter(m, src), r(2, 3), r(5), m[1]))
 
 
 @pytest.mark.parametrize(
