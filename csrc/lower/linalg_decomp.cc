@@ -1,0 +1,260 @@
+#include "lower/linalg_decomp.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace torchtpu::lower::decomp {
+
+void checkRealFloat(ElementType t, const char* op) {
+  if (t != ElementType::kF32 && t != ElementType::kF64) {
+    throw LoweringError(std::string(op) + " of " + std::string(runtime::elementTypeName(t)) +
+                        " is not lowered (float32 and float64 only)");
+  }
+}
+
+std::vector<int64_t> batchDims(const Value& a) {
+  return {a.dims().begin(), a.dims().end() - 2};
+}
+
+Value mT(Function& fn, Value a) {
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < a.rank(); ++d) perm.push_back(d);
+  std::swap(perm[a.rank() - 1], perm[a.rank() - 2]);
+  return fn.transpose(a, perm);
+}
+
+Value matmul(Function& fn, Value a, Value b) {
+  hlo::DotDims d;
+  const int64_t r = a.rank();
+  for (int64_t k = 0; k < r - 2; ++k) {
+    d.lhsBatch.push_back(k);
+    d.rhsBatch.push_back(k);
+  }
+  d.lhsContracting = {r - 1};
+  d.rhsContracting = {r - 2};
+  return fn.dotGeneral(a, b, d, std::nullopt, hlo::Precision::kHighest);
+}
+
+Value eye(Function& fn, ElementType t, const std::vector<int64_t>& batch, int64_t m, int64_t n) {
+  std::vector<int64_t> dims = batch;
+  dims.push_back(m);
+  dims.push_back(n);
+  const int64_t r = static_cast<int64_t>(dims.size());
+  const TensorType idx(ElementType::kS64, dims);
+  Value onDiag = fn.compare(fn.iota(idx, r - 2), fn.iota(idx, r - 1), hlo::ComparisonDirection::kEq);
+  return fn.select(onDiag, constantLike(fn, 1, t, dims), constantLike(fn, 0, t, dims));
+}
+
+Value triangle(Function& fn, Value a, bool upper, int64_t diagonal) {
+  const int64_t r = a.rank();
+  const TensorType idx(ElementType::kS64, a.dims());
+  Value diff = fn.subtract(fn.iota(idx, r - 1), fn.iota(idx, r - 2));
+  Value keep = fn.compare(diff, fn.constantInt(diagonal, ElementType::kS64, a.dims()),
+                          upper ? hlo::ComparisonDirection::kGe : hlo::ComparisonDirection::kLe);
+  return fn.select(keep, a, constantLike(fn, 0, a.dtype(), a.dims()));
+}
+
+Value block(Function& fn, Value a, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  std::vector<int64_t> start(a.rank(), 0);
+  std::vector<int64_t> limit = a.dims();
+  start[a.rank() - 2] = r0;
+  start[a.rank() - 1] = c0;
+  limit[a.rank() - 2] = r1;
+  limit[a.rank() - 1] = c1;
+  if (start == std::vector<int64_t>(a.rank(), 0) && limit == a.dims()) return a;
+  return fn.slice(a, start, limit);
+}
+
+namespace {
+
+// Pads or crops the trailing `dims.size()` dims to `dims`.
+Value resizeTrailing(Function& fn, Value a, const std::vector<int64_t>& dims) {
+  const size_t lead = a.dims().size() - dims.size();
+  std::vector<int64_t> limit = a.dims();
+  std::vector<int64_t> hi(a.rank(), 0);
+  bool crop = false;
+  bool pad = false;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const int64_t have = a.dims()[lead + k];
+    if (have > dims[k]) {
+      limit[lead + k] = dims[k];
+      crop = true;
+    } else if (have < dims[k]) {
+      hi[lead + k] = dims[k] - have;
+      pad = true;
+    }
+  }
+  if (crop) a = fn.slice(a, std::vector<int64_t>(a.rank(), 0), limit);
+  if (pad) a = fn.pad(a, constantLike(fn, 0, a.dtype()), std::vector<int64_t>(a.rank(), 0), hi);
+  return a;
+}
+
+}  // namespace
+
+Value resizeLast(Function& fn, Value a, int64_t n) { return resizeTrailing(fn, a, {n}); }
+
+Value resizeMatrix(Function& fn, Value a, int64_t m, int64_t n) {
+  return resizeTrailing(fn, a, {m, n});
+}
+
+Value diagonal(Function& fn, Value a) {
+  const int64_t r = a.rank();
+  const int64_t m = a.dims()[r - 2];
+  const int64_t n = a.dims()[r - 1];
+  const int64_t k = std::min(m, n);
+  Value sq = block(fn, a, 0, k, 0, k);
+  Value masked = fn.select(
+      fn.compare(fn.iota(TensorType(ElementType::kS64, sq.dims()), r - 2),
+                 fn.iota(TensorType(ElementType::kS64, sq.dims()), r - 1),
+                 hlo::ComparisonDirection::kEq),
+      sq, constantLike(fn, 0, a.dtype(), sq.dims()));
+  return fn.reduce(masked, constantLike(fn, 0, a.dtype()), {r - 1}, hlo::BinaryOp::kAdd);
+}
+
+Value signNonNegative(Function& fn, Value x) {
+  Value nonNeg = fn.compare(x, constantLike(fn, 0, x.dtype(), x.dims()),
+                            hlo::ComparisonDirection::kGe);
+  return fn.select(nonNeg, constantLike(fn, 1, x.dtype(), x.dims()),
+                   constantLike(fn, -1, x.dtype(), x.dims()));
+}
+
+Value zeros(Function& fn, const TensorType& t) { return constantLike(fn, 0, t.dtype, t.dims); }
+
+Householder geqrf(Function& fn, Value a) {
+  const int64_t r = a.rank();
+  const int64_t k = std::min(a.dims()[r - 2], a.dims()[r - 1]);
+  std::vector<int64_t> tauDims = batchDims(a);
+  tauDims.push_back(k);
+  const TensorType tauType(a.dtype(), tauDims);
+  if (a.type.numElements() == 0) return {a, zeros(fn, tauType)};
+  const std::vector<Value> out = fn.customCall("Qr", {a}, {a.type, tauType});
+  return {out[0], out[1]};
+}
+
+Value householderProduct(Function& fn, Value a, Value taus) {
+  const int64_t r = a.rank();
+  const int64_t m = a.dims()[r - 2];
+  const int64_t n = a.dims()[r - 1];
+  if (a.type.numElements() == 0) return a;
+  // Reflectors past tau's length are the identity (tau = 0).
+  taus = resizeLast(fn, taus, n);
+  if (m == 0 || n == 0) return eye(fn, a.dtype(), batchDims(a), m, n);
+  return fn.customCall("ProductOfElementaryHouseholderReflectors", {a, taus}, {a.type})[0];
+}
+
+Qr qr(Function& fn, Value a, bool complete) {
+  const int64_t r = a.rank();
+  const int64_t m = a.dims()[r - 2];
+  const int64_t n = a.dims()[r - 1];
+  const int64_t k = std::min(m, n);
+  const std::vector<int64_t> batch = batchDims(a);
+  const Householder h = geqrf(fn, a);
+  const int64_t qCols = complete ? m : k;
+  const int64_t rRows = complete ? m : k;
+  Value rFactor = triangle(fn, block(fn, h.a, 0, rRows, 0, n), true);
+  Value q;
+  if (k == 0) {
+    q = eye(fn, a.dtype(), batch, m, qCols);
+  } else {
+    q = householderProduct(fn, resizeMatrix(fn, h.a, m, qCols), h.taus);
+  }
+  return {q, rFactor};
+}
+
+namespace {
+
+std::string eighConfig(bool lower, ElementType t) {
+  // lower, sort_eigenvalues, max_iter, tol (of the Jacobi sweeps).
+  const char* tol = t == ElementType::kF64 ? "1e-15" : "1e-7";
+  return std::string(lower ? "1" : "0") + ",1,100," + tol;
+}
+
+}  // namespace
+
+Eigh eigh(Function& fn, Value a, bool lower) {
+  const int64_t r = a.rank();
+  const int64_t n = a.dims()[r - 1];
+  std::vector<int64_t> valueDims = batchDims(a);
+  valueDims.push_back(n);
+  const TensorType valueType(a.dtype(), valueDims);
+  if (a.type.numElements() == 0) return {zeros(fn, valueType), a};
+  // The symmetric matrix the chosen triangle describes.
+  Value tri = triangle(fn, a, !lower);
+  Value strict = triangle(fn, a, !lower, lower ? -1 : 1);
+  Value sym = fn.add(tri, mT(fn, strict));
+  const std::vector<Value> out =
+      fn.customCall("Eigh", {sym}, {a.type, valueType}, eighConfig(true, a.dtype()));
+  return {out[1], out[0]};
+}
+
+namespace {
+
+// The orthonormal basis QR finds for the columns of x (complete: m columns),
+// with the signs that keep the columns of an orthonormal x as they are.
+Value orthonormalize(Function& fn, Value x, bool complete) {
+  const int64_t r = x.rank();
+  const int64_t m = x.dims()[r - 2];
+  const int64_t k = x.dims()[r - 1];
+  const Qr f = qr(fn, x, complete);
+  if (k == 0 || m == 0) return f.q;
+  Value sign = signNonNegative(fn, diagonal(fn, f.r));  // [..., k]
+  const int64_t cols = f.q.dims()[r - 1];
+  sign = resizeLast(fn, fn.subtract(sign, constantLike(fn, 1, x.dtype(), sign.dims())), cols);
+  sign = fn.add(sign, constantLike(fn, 1, x.dtype(), sign.dims()));  // 1 past k
+  std::vector<int64_t> map;
+  for (int64_t d = 0; d < r - 2; ++d) map.push_back(d);
+  map.push_back(r - 1);
+  return fn.multiply(f.q, fn.broadcastInDim(sign, f.q.dims(), map));
+}
+
+}  // namespace
+
+// Through the symmetric eigendecomposition of the Jordan-Wielandt matrix
+// [[0, A], [A^T, 0]]: its eigenvalues are +-sigma (and |m - n| zeros), the
+// eigenvector of +sigma_i is [u_i; v_i] / sqrt(2). No squaring of the
+// condition number, unlike the Gram matrix A^T A. U and V are then
+// re-orthonormalized (and completed) by QR, which leaves orthonormal columns
+// as they are and repairs those of (numerically) zero singular values.
+Svd svd(Function& fn, Value a, bool fullMatrices) {
+  const int64_t r = a.rank();
+  const int64_t m = a.dims()[r - 2];
+  const int64_t n = a.dims()[r - 1];
+  const int64_t k = std::min(m, n);
+  const ElementType t = a.dtype();
+  const std::vector<int64_t> batch = batchDims(a);
+  std::vector<int64_t> sDims = batch;
+  sDims.push_back(k);
+  const int64_t uCols = fullMatrices ? m : k;
+  const int64_t vRows = fullMatrices ? n : k;
+  bool emptyBatch = false;
+  for (int64_t d : batch) emptyBatch = emptyBatch || d == 0;
+  if (emptyBatch || k == 0) {
+    return {eye(fn, t, batch, m, uCols), zeros(fn, TensorType(t, sDims)),
+            eye(fn, t, batch, vRows, n)};
+  }
+  std::vector<int64_t> zm = batch, zn = batch;
+  zm.insert(zm.end(), {m, m});
+  zn.insert(zn.end(), {n, n});
+  Value top = fn.concatenate({zeros(fn, TensorType(t, zm)), a}, r - 1);
+  Value bottom = fn.concatenate({mT(fn, a), zeros(fn, TensorType(t, zn))}, r - 1);
+  Value jw = fn.concatenate({top, bottom}, r - 2);
+  const Eigh e = eigh(fn, jw, true);
+  const int64_t size = m + n;
+  // The k largest eigenvalues, descending.
+  std::vector<int64_t> start(r - 1, 0), limit = e.values.dims();
+  start[r - 2] = size - k;
+  Value s = fn.reverse(fn.slice(e.values, start, limit), {r - 2});
+  s = fn.abs(s);
+  Value x = fn.reverse(block(fn, e.vectors, 0, size, size - k, size), {r - 1});
+  const double root2 = std::sqrt(2.0);
+  Value u0 = block(fn, x, 0, m, 0, k);
+  Value v0 = block(fn, x, m, size, 0, k);
+  u0 = fn.multiply(u0, constantLike(fn, root2, t, u0.dims()));
+  v0 = fn.multiply(v0, constantLike(fn, root2, t, v0.dims()));
+  Value uOut = orthonormalize(fn, u0, fullMatrices);
+  Value vOut = orthonormalize(fn, v0, fullMatrices);
+  return {uOut, s, mT(fn, vOut)};
+}
+
+}  // namespace torchtpu::lower::decomp
