@@ -63,4 +63,9 @@ def test_interpolate_bfloat16():
     x = torch.randn(2, 3, 4, 4, 4).bfloat16()
     for mode_name, k in [("linear", 1), ("bilinear", 2), ("trilinear", 3)]:
         xi = x.flatten(2, 5 - k) if k < 3 else x
-        run(lambda x: F.interpolate(x, size=(5,) * k, mode=mode_name), xi, atol=1e-2, rtol=1e-2)
+        run(
+            lambda x, k=k, m=mode_name: F.interpolate(x, size=(5,) * k, mode=m),
+            xi,
+            atol=1e-2,
+            rtol=1e-2,
+        )
