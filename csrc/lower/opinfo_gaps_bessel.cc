@@ -18,6 +18,7 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hlo/comparison.h"
@@ -332,6 +333,44 @@ Value sphericalJ0(Function& fn, const Value& x) {
 
 // ---- Airy Ai --------------------------------------------------------------------
 
+// v with its significand cut to 12 bits (exact products of two such values
+// fit float32's 24 bits).
+Value head12(Function& fn, const Value& v) {
+  Value bits = fn.bitcastConvert(v, ElementType::kS32);
+  Value mask = fn.constantInt(static_cast<int32_t>(0xFFFFF000u), ElementType::kS32, v.dims());
+  return fn.bitcastConvert(fn.binary(BinaryOp::kAnd, bits, mask), ElementType::kF32);
+}
+// sin and cos of zeta = 2/3 y^(3/2), y >= 0, to about 2^-36 zeta: zeta is
+// formed as T1 + Tr with T1 an exact float32 product (split products, no
+// rounding) and Tr small, then sin(T1 + Tr) by the addition formulas (the
+// compiler's sin/cos reduce large float32 arguments accurately).
+std::pair<Value, Value> sinCosZeta(Function& fn, const Value& y, const Value& s) {
+  Value yh = head12(fn, y), yl = fn.subtract(y, yh);
+  Value sh = head12(fn, s), sl = fn.subtract(s, sh);
+  // r = y - s^2 (nearly exact), sqrt(y) = s + r / (2s).
+  Value r = fn.subtract(fn.subtract(y, fn.multiply(sh, sh)),
+                        fn.add(fn.multiply(k(fn, 2, s), fn.multiply(sh, sl)), fn.multiply(sl, sl)));
+  Value ds = fn.divide(r, fn.add(s, s));
+  // y^(3/2) = p1 + p2, p1 exact.
+  Value p1 = fn.multiply(yh, sh);
+  Value p2 = fn.add(fn.add(fn.multiply(yh, sl), fn.multiply(yl, sh)),
+                    fn.add(fn.multiply(yl, sl), fn.multiply(y, ds)));
+  const float ch = [] {  // 2/3 with a 12-bit significand
+    int e = 0;
+    const double m = std::frexp(2.0 / 3.0, &e);
+    return static_cast<float>(std::ldexp(std::floor(std::ldexp(m, 12)), e - 12));
+  }();
+  const double cl = 2.0 / 3.0 - ch;
+  Value p1h = head12(fn, p1), p1l = fn.subtract(p1, p1h);
+  Value t1 = fn.multiply(k(fn, ch, p1h), p1h);
+  Value tr = fn.add(fn.multiply(k(fn, ch, p1l), p1l),
+                    fn.add(fn.multiply(k(fn, cl, p1), p1), fn.multiply(k(fn, 2.0 / 3.0, p2), p2)));
+  Value s1 = fn.unary(hlo::UnaryOp::kSine, t1), c1 = fn.unary(hlo::UnaryOp::kCosine, t1);
+  Value sr = fn.unary(hlo::UnaryOp::kSine, tr), cr = fn.unary(hlo::UnaryOp::kCosine, tr);
+  return {fn.add(fn.multiply(s1, cr), fn.multiply(c1, sr)),
+          fn.subtract(fn.multiply(c1, cr), fn.multiply(s1, sr))};
+}
+
 Value airyAi(Function& fn, const Value& x) {
   const double zeta3 = 2.0 / 3.0 * 3.0 * std::sqrt(3.0), zeta6 = 2.0 / 3.0 * 6.0 * std::sqrt(6.0);
   Value mid = cheb(fn, affine(fn, x, 2.0 / 9.0, 2.0 * 6.0 / 9.0 - 1), kAiM);
@@ -347,7 +386,7 @@ Value airyAi(Function& fn, const Value& x) {
   Value zn = fn.multiply(k(fn, 2.0 / 3.0, y), fn.multiply(y, ry));
   Value tn = inverse(fn, zn, 2 * zeta6, -1);
   Value u = cheb(fn, tn, kAiU), v = fn.divide(cheb(fn, tn, kAiV), zn);
-  Value s = fn.unary(hlo::UnaryOp::kSine, zn), c = fn.unary(hlo::UnaryOp::kCosine, zn);
+  auto [s, c] = sinCosZeta(fn, y, ry);
   // sqrt(2) sin th = s + c, sqrt(2) cos th = c - s.
   Value neg = fn.subtract(fn.multiply(u, fn.add(s, c)), fn.multiply(v, fn.subtract(c, s)));
   neg = fn.divide(neg, fn.multiply(k(fn, std::sqrt(2 * kPi), y), fn.sqrt(ry)));
