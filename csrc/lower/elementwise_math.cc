@@ -380,8 +380,40 @@ Value atanh(Function& fn, Value x) {
 
 // ---- whole ops ----------------------------------------------------------------
 
+// add / sub / mul / div with a complex operand: promotion to the complex
+// result type (complex64 for a complex Python number with a float32 tensor),
+// then StableHLO's complex arithmetic.
+namespace {
+Value complexArith(Function& fn, Binary op, const Operand& a, const Operand& b,
+                   std::optional<Value> alpha) {
+  const ElementType t = resultType({a, b});
+  if (!runtime::isComplex(t)) throw LoweringError("complex operands are not lowered");
+  const std::vector<int64_t> dims = broadcastShapes({a.value.dims(), b.value.dims()});
+  Value x = fit(fn, a.value, t, dims), y = fit(fn, b.value, t, dims);
+  if (alpha && (op == Binary::kAdd || op == Binary::kSub)) y = fn.multiply(like(fn, *alpha, y), y);
+  switch (op) {
+    case Binary::kAdd:
+      return fn.add(x, y);
+    case Binary::kSub:
+      return fn.subtract(x, y);
+    case Binary::kMul:
+      return fn.multiply(x, y);
+    case Binary::kDiv:
+      return fn.divide(x, y);
+    default:
+      throw LoweringError("complex operands are not lowered");
+  }
+}
+}  // namespace
+
 Value binary(Function& fn, Binary op, const Operand& a, const Operand& b,
              std::optional<Value> alpha) {
+  const bool arith =
+      op == Binary::kAdd || op == Binary::kSub || op == Binary::kMul || op == Binary::kDiv;
+  if (arith && (runtime::isComplex(a.value.dtype()) || runtime::isComplex(b.value.dtype()) ||
+                (alpha && runtime::isComplex(alpha->dtype())))) {
+    return complexArith(fn, op, a, b, alpha);
+  }
   Prepared p = prepare(fn, {a, b}, op == Binary::kDiv ? Promote::kIntToFloat : Promote::kNone);
   Value x = p.values[0], y = p.values[1];
   const bool isBool = p.compute == ElementType::kPred;
