@@ -1,0 +1,79 @@
+// Solves and inverses through LU: _linalg_solve_ex (behind linalg.solve and
+// tensorsolve) and linalg_inv_ex (behind inv, matrix_power, tensorinv). As
+// PyTorch's CPU kernel does, a contiguous real A is factored as A^T and solved
+// with adjoint = true: the LU and pivots it returns are the ones its backward
+// formula expects.
+#include "lower/linalg_lu_core.h"
+
+namespace torchtpu::lower {
+namespace {
+
+using namespace linalg;  // NOLINT(google-build-using-namespace)
+
+struct Solved {
+  Value x, lu, pivots, info;  // x with the broadcast batch; the rest with A's batch
+};
+
+// Solves A x = b (left) or x A = b; b has batch dims (broadcast against A's).
+Solved solve(LowerCtx& c, Value a, Value b, bool left) {
+  Function& fn = c.fn;
+  if (!runtime::isFloating(a.dtype()) || runtime::isComplex(a.dtype())) {
+    c.fail("solve of " + std::string(runtime::elementTypeName(a.dtype())) + " is not lowered");
+  }
+  const ElementType t = computeType(a.dtype());
+  a = castTo(fn, a, t);
+  b = castTo(fn, b, t);
+  const bool useT = isContiguous(c, "A");
+  const std::vector<int64_t> batchA = batchDims(a);
+  const int64_t n = a.dims()[a.rank() - 1];
+  Lu f = luFactor(fn, flattenBatch(fn, useT ? mT(fn, a) : a));
+  Solved s;
+  s.lu = unflattenBatch(fn, f.lu, batchA);
+  s.pivots = unflattenBatch(fn, f.pivots, batchA);
+  s.info = fn.reshape(f.info, batchA);
+  const std::vector<int64_t> batch = broadcastShapes({batchA, batchDims(b)});
+  Value lu = flattenBatch(fn, broadcastBatch(fn, s.lu, batch));
+  Value perm = broadcastTo(fn, unflattenBatch(fn, f.perm, batchA), concatDims(batch, {n}));
+  perm = fn.reshape(perm, {lu.dims()[0], n});
+  Value bf = flattenBatch(fn, broadcastBatch(fn, b, batch));
+  // Left: A x = b, i.e. (A^T)^T x = b when A^T was factored. Right: A^T x^T = b^T.
+  Value x = left ? luSolve(fn, lu, perm, bf, useT) : mT(fn, luSolve(fn, lu, perm, mT(fn, bf), !useT));
+  s.x = unflattenBatch(fn, x, batch);
+  return s;
+}
+
+std::vector<Value> lowerSolveEx(LowerCtx& c) {
+  Function& fn = c.fn;
+  Value a = c.tensor("A");
+  Value b = c.tensor("B");
+  const bool left = c.b("left");
+  const bool vectorCase = c.result(0).rank() == a.rank() - 1;
+  if (vectorCase) {
+    std::vector<int64_t> d = b.dims();
+    d.push_back(1);
+    b = fn.reshape(b, d);
+  }
+  if (c.result(0).numElements() == 0 || a.t().numElements() == 0) {
+    std::vector<Value> out;
+    for (const TensorType& t : c.results()) out.push_back(zeros(fn, t));
+    return out;
+  }
+  Solved s = solve(c, a, b, left);
+  return {fn.reshape(s.x, c.result(0).dims), s.lu, s.pivots, s.info};
+}
+
+std::vector<Value> lowerInvEx(LowerCtx& c) {
+  Function& fn = c.fn;
+  Value a = c.tensor("A");
+  if (a.t().numElements() == 0) return {zeros(fn, c.result(0)), zeros(fn, c.result(1))};
+  const int64_t n = a.dims()[a.rank() - 1];
+  Solved s = solve(c, a, eye(fn, computeType(a.dtype()), {}, n), true);
+  return {s.x, s.info};
+}
+
+const Registrar kSolveEx({"aten::_linalg_solve_ex", "aten::_linalg_solve_ex.result"},
+                         lowerSolveEx);
+const Registrar kInvEx({"aten::linalg_inv_ex", "aten::linalg_inv_ex.inverse"}, lowerInvEx);
+
+}  // namespace
+}  // namespace torchtpu::lower
