@@ -355,11 +355,12 @@ std::vector<Value> lowerAdaptiveAvgPoolBackward(LowerCtx& c) {
 const Registrar kMaxPool({"aten::max_pool2d_with_indices", "aten::max_pool2d_with_indices.out",
                           "aten::max_pool3d_with_indices", "aten::max_pool3d_with_indices.out"},
                          lowerMaxPoolWithIndices);
-const Registrar kMaxPoolBackward({"aten::max_pool2d_with_indices_backward",
-                                  "aten::max_pool2d_with_indices_backward.grad_input",
-                                  "aten::max_pool3d_with_indices_backward",
-                                  "aten::max_pool3d_with_indices_backward.grad_input"},
-                                 lowerMaxPoolBackward);
+const Registrar kMaxPoolBackward(
+    {"aten::max_pool2d_with_indices_backward", "aten::max_pool2d_with_indices_backward.grad_input",
+     "aten::max_pool3d_with_indices_backward", "aten::max_pool3d_with_indices_backward.grad_input",
+     "aten::adaptive_max_pool2d_backward", "aten::adaptive_max_pool2d_backward.grad_input",
+     "aten::adaptive_max_pool3d_backward", "aten::adaptive_max_pool3d_backward.grad_input"},
+    lowerMaxPoolBackward);
 const Registrar kAvgPool({"aten::avg_pool2d", "aten::avg_pool2d.out", "aten::avg_pool3d",
                           "aten::avg_pool3d.out"},
                          lowerAvgPool);

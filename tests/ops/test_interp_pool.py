@@ -69,3 +69,33 @@ def test_interpolate_bfloat16():
             atol=1e-2,
             rtol=1e-2,
         )
+
+
+@pytest.mark.parametrize(
+    ("shape", "kw"),
+    [
+        ((2, 3, 6, 7), {"kernel_size": 2}),
+        ((2, 3, 6, 7), {"kernel_size": (2, 3), "dilation": (1, 2), "padding": 1, "stride": (2, 1)}),
+        ((3, 5, 5), {"kernel_size": 3, "padding": 2, "stride": 2}),
+    ],
+)
+def test_unfold_fold(shape, kw):
+    x = torch.randn(shape)
+    run(lambda x: F.unfold(x, **kw), x, grad=True)
+    cols = F.unfold(x, **kw)
+    run(lambda c: F.fold(c, output_size=shape[-2:], **kw), cols, grad=True)
+    run(lambda x: F.unfold(x, **kw), x > 0)
+
+
+@pytest.mark.parametrize(
+    ("fn", "shape", "out"),
+    [
+        (F.adaptive_max_pool1d, (2, 3, 7), 3),
+        (F.adaptive_max_pool2d, (2, 3, 7, 5), (3, 4)),
+        (F.adaptive_max_pool2d, (3, 6, 6), (4, 6)),
+        (F.adaptive_max_pool3d, (1, 2, 5, 4, 6), (2, 3, 4)),
+    ],
+)
+def test_adaptive_max_pool(fn, shape, out):
+    x = torch.randn(shape)
+    run(lambda x: fn(x, out, return_indices=True), x, grad=True)
