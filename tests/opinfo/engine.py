@@ -24,6 +24,7 @@ from typing import Any
 
 import torch
 import torch.utils._pytree as pytree
+from torch.testing._internal.opinfo.core import SampleInput
 
 import torchtpu
 
@@ -36,6 +37,9 @@ DTYPES: dict[str, torch.dtype] = {
 }
 
 # Results are random (own generator) or uninitialized: compare shape and dtype.
+# OpInfos whose positional tensor arguments PyTorch requires on the CPU.
+HOST_ARGS = {"tensor_split"}
+
 RANDOM_OPS = {
     "bernoulli",
     "cauchy",
@@ -74,6 +78,14 @@ RANDOM_OPS = {
 # asked, so tied elements may come in another order. Their index outputs are
 # compared by the input values they select.
 TIE_OPS = {"sort": 0, "argsort": 0, "topk": 1, "kthvalue": 1}
+
+
+# Ops whose outputs are unique only up to sign (singular vectors,
+# eigenvectors): LAPACK and other implementations may return different valid
+# answers. Their forward outputs compare after the sample's
+# output_process_fn_grad (absolute values, sign-free products), applied to
+# both results as PyTorch's test_compare_cpu does.
+UP_TO_SIGN_OPS = {"svd", "linalg.svd", "linalg.eigh"}
 
 
 def _tie_dim(op: Any, sample: Any) -> int:
@@ -239,6 +251,10 @@ def run_op(op: Any, dtype_name: str, max_samples: int | None = None) -> dict[str
     grads_checked = 0
     for i, sample in enumerate(samples):
         tpu_sample = sample.transform(_to_device_leaf)
+        if name in HOST_ARGS:
+            # PyTorch requires these positional tensor arguments on the host
+            # (as its device tests build them).
+            tpu_sample = SampleInput(tpu_sample.input, args=sample.args, kwargs=tpu_sample.kwargs)
         try:
             torch.manual_seed(i)
             want = op(sample.input, *sample.args, **sample.kwargs)
@@ -254,6 +270,12 @@ def run_op(op: Any, dtype_name: str, max_samples: int | None = None) -> dict[str
             meta = metadata_only or _random_sample(op, sample)
             if op.name in TIE_OPS and not meta:
                 _compare_ties(op, sample, got, want)
+            elif op.name in UP_TO_SIGN_OPS and not meta:
+                _compare(
+                    tpu_sample.output_process_fn_grad(got),
+                    sample.output_process_fn_grad(want),
+                    False,
+                )
             else:
                 _compare(got, want, meta)
             if grad and want_grads:
@@ -287,6 +309,13 @@ def run_op(op: Any, dtype_name: str, max_samples: int | None = None) -> dict[str
 
 
 def _to_device_leaf(t: Any) -> Any:
-    if isinstance(t, torch.Tensor):
-        return t.detach().to(DEVICE).requires_grad_(t.requires_grad)
-    return t
+    if not isinstance(t, torch.Tensor):
+        return t
+    base = t._base
+    if base is not None and base.is_contiguous():
+        # A view keeps its place in its base's storage (as_strided with an
+        # explicit storage_offset reads there), as it would on a CUDA device.
+        dev = base.detach().to(DEVICE)
+        view = dev.as_strided(t.shape, t.stride(), t.storage_offset() - base.storage_offset())
+        return view.requires_grad_(t.requires_grad)
+    return t.detach().to(DEVICE).requires_grad_(t.requires_grad)
