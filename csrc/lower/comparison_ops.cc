@@ -11,6 +11,14 @@ using Dir = hlo::ComparisonDirection;
 
 template <Dir D>
 std::vector<Value> lowerCompare(LowerCtx& c) {
+  const Operand a = ew::operand(c, "self"), b = ew::operand(c, "other");
+  if ((D == Dir::kEq || D == Dir::kNe) &&
+      (runtime::isComplex(a.value.dtype()) || runtime::isComplex(b.value.dtype()))) {
+    // Complex equality: both parts equal.
+    const ElementType t = resultType({a, b});
+    const std::vector<int64_t> dims = broadcastShapes({a.value.dims(), b.value.dims()});
+    return {c.fn.compare(fit(c.fn, a.value, t, dims), fit(c.fn, b.value, t, dims), D)};
+  }
   // No opmath here: compare in the common type itself.
   ew::Prepared p = ew::prepare(c.fn, {ew::operand(c, "self"), ew::operand(c, "other")},
                                ew::Promote::kNone, /*opmath=*/false);

@@ -471,7 +471,14 @@ Value lerp(Function& fn, const Operand& self, const Operand& end, const Operand&
 
 Value unary(Function& fn, Unary op, Value x) {
   ElementType t = x.dtype();
-  if (runtime::isComplex(t)) throw LoweringError("complex operands are not lowered");
+  if (runtime::isComplex(t)) {
+    // |z| (real result), -z and sgn (z / |z|, 0 at 0); other complex math is
+    // not lowered.
+    if (op == Unary::kAbs) return fn.abs(x);
+    if (op == Unary::kNeg) return fn.negate(x);
+    if (op == Unary::kSign) return fn.unary(hlo::UnaryOp::kSign, x);
+    throw LoweringError("complex operands are not lowered");
+  }
   const bool keepsIntegers = op == Unary::kAbs || op == Unary::kNeg || op == Unary::kSign ||
                              op == Unary::kFloor || op == Unary::kCeil || op == Unary::kRound ||
                              op == Unary::kTrunc || op == Unary::kFrac;

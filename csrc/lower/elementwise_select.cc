@@ -41,6 +41,14 @@ Value truth(Function& fn, Value x) {
 // where(condition, self, other): self and other promote; all three broadcast.
 std::vector<Value> lowerWhere(LowerCtx& c) {
   Value cond = c.tensor("condition");
+  const Operand self = operand(c, "self"), other = operand(c, "other");
+  if (runtime::isComplex(self.value.dtype()) || runtime::isComplex(other.value.dtype())) {
+    const ElementType t = resultType({self, other});
+    const std::vector<int64_t> dims =
+        broadcastShapes({cond.dims(), self.value.dims(), other.value.dims()});
+    return {c.fn.select(broadcastTo(c.fn, truth(c.fn, cond), dims), fit(c.fn, self.value, t, dims),
+                        fit(c.fn, other.value, t, dims))};
+  }
   ew::Prepared p = ew::prepare(c.fn, {operand(c, "self"), operand(c, "other")}, ew::Promote::kNone,
                                /*opmath=*/false);
   const std::vector<int64_t> dims = broadcastShapes({cond.dims(), p.dims});

@@ -148,11 +148,16 @@ const Registrar kEntr({"aten::special_entr", "aten::special_entr.out"},
                         return {fn.select(ew::isNan(fn, x), x, r)};
                       });
 
-// angle of a real tensor: pi below 0, else 0; NaN stays NaN.
+// angle of a real tensor: pi below 0, else 0; NaN stays NaN. Of a complex
+// tensor: atan2(imag, real).
 const Registrar kAngle({"aten::angle", "aten::angle.out"}, [](LowerCtx& c) -> std::vector<Value> {
   Function& fn = c.fn;
+  Value z = c.tensor("self");
+  if (runtime::isComplex(z.dtype())) {
+    return {fn.binary(hlo::BinaryOp::kAtan2, fn.unary(hlo::UnaryOp::kImag, z),
+                      fn.unary(hlo::UnaryOp::kReal, z))};
+  }
   Value x = inputs(c, {"self"})[0];
-  if (!ew::isFloat(x.dtype())) c.fail("angle of complex tensors is not lowered");
   Value r = fn.select(cmp(fn, x, ew::splat(fn, 0, x), Dir::kLt), ew::splat(fn, std::numbers::pi, x),
                       ew::splat(fn, 0, x));
   return {fn.select(ew::isNan(fn, x), x, r)};
