@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "lower/common.h"
+#include "lower/take_along.h"
 
 namespace torchtpu::lower {
 namespace {
@@ -29,28 +30,6 @@ std::vector<Value> maxBody(Function& r, const std::vector<Value>& a) {
   Value equal = r.compare(bv, av, D::kEq);
   takeB = r.binary(B::kOr, takeB, r.binary(B::kAnd, equal, r.compare(bi, ai, D::kLt)));
   return {r.select(takeB, bv, av), r.select(takeB, bi, ai)};
-}
-
-// out[..., j, ...] = x[..., idx[j], ...] along dim (idx constant).
-Value takeAlong(Function& fn, Value x, int64_t dim, const std::vector<int64_t>& idx) {
-  const int64_t r = x.rank();
-  const int64_t n = static_cast<int64_t>(idx.size());
-  hlo::GatherDims g;
-  for (int64_t d = 0; d < r; ++d) {
-    if (d != dim) g.offsetDims.push_back(d < dim ? d + 1 : d);
-  }
-  g.collapsedSliceDims = {dim};
-  g.startIndexMap = {dim};
-  g.indexVectorDim = 1;
-  std::vector<int64_t> sizes = x.dims();
-  sizes[dim] = 1;
-  Value out =
-      fn.gather(x, fn.constantData(TensorType(ElementType::kS64, {n, 1}), idx.data()), g, sizes);
-  std::vector<int64_t> perm;
-  for (int64_t d = 1; d <= dim; ++d) perm.push_back(d);
-  perm.push_back(0);
-  for (int64_t d = dim + 1; d < r; ++d) perm.push_back(d);
-  return fn.transpose(out, perm);
 }
 
 std::vector<Value> adaptiveMaxPool(LowerCtx& c, int64_t k) {

@@ -99,3 +99,13 @@ def test_unfold_fold(shape, kw):
 def test_adaptive_max_pool(fn, shape, out):
     x = torch.randn(shape)
     run(lambda x: fn(x, out, return_indices=True), x, grad=True)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")])
+def test_cdist_pdist(p):
+    x1 = torch.randn(2, 4, 3)
+    x2 = torch.randn(5, 3)
+    x2[1] = x1[0, 0]  # a zero distance
+    run(lambda a, b: torch.cdist(a, b, p=p), x1, x2, grad=True, atol=1e-4, rtol=1e-4)
+    x = torch.randn(5, 3)
+    run(lambda a: F.pdist(a, p=p), x, grad=True, atol=1e-4, rtol=1e-4)
