@@ -1,8 +1,7 @@
 // Solves and inverses through LU: _linalg_solve_ex (behind linalg.solve and
-// tensorsolve) and linalg_inv_ex (behind inv, matrix_power, tensorinv). As
-// PyTorch's CPU kernel does, a contiguous real A is factored as A^T and solved
-// with adjoint = true: the LU and pivots it returns are the ones its backward
-// formula expects.
+// tensorsolve) and linalg_inv_ex (behind inv, matrix_power, tensorinv). The
+// LU and pivots returned are A's, as PyTorch 2.13's CPU kernel returns (its
+// backward formula solves with them and adjoint = true).
 #include "lower/linalg_lu_core.h"
 
 namespace torchtpu::lower {
@@ -23,10 +22,9 @@ Solved solve(LowerCtx& c, Value a, Value b, bool left) {
   const ElementType t = computeType(a.dtype());
   a = castTo(fn, a, t);
   b = castTo(fn, b, t);
-  const bool useT = isContiguous(c, "A");
   const std::vector<int64_t> batchA = batchDims(a);
   const int64_t n = a.dims()[a.rank() - 1];
-  Lu f = luFactor(fn, flattenBatch(fn, useT ? mT(fn, a) : a));
+  Lu f = luFactor(fn, flattenBatch(fn, a));
   Solved s;
   s.lu = unflattenBatch(fn, f.lu, batchA);
   s.pivots = unflattenBatch(fn, f.pivots, batchA);
@@ -36,8 +34,8 @@ Solved solve(LowerCtx& c, Value a, Value b, bool left) {
   Value perm = broadcastTo(fn, unflattenBatch(fn, f.perm, batchA), concatDims(batch, {n}));
   perm = fn.reshape(perm, {lu.dims()[0], n});
   Value bf = flattenBatch(fn, broadcastBatch(fn, b, batch));
-  // Left: A x = b, i.e. (A^T)^T x = b when A^T was factored. Right: A^T x^T = b^T.
-  Value x = left ? luSolve(fn, lu, perm, bf, useT) : mT(fn, luSolve(fn, lu, perm, mT(fn, bf), !useT));
+  // Right: x A = b is A^T x^T = b^T.
+  Value x = left ? luSolve(fn, lu, perm, bf, false) : mT(fn, luSolve(fn, lu, perm, mT(fn, bf), true));
   s.x = unflattenBatch(fn, x, batch);
   return s;
 }

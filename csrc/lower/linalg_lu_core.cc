@@ -84,8 +84,11 @@ Lu luFactor(Function& fn, Value a) {
                                 bcast(r, nonzero, {batch, m, 1}, {0}));
         Value l = r.select(scaleMask, r.divide(colK, bcast(r, pv, {batch, m, 1}, {0})), colK);
         Value rowK2 = r.dynamicSlice(x, {zero, k, zero}, {batch, 1, n});
-        Value update = r.multiply(bcast(r, r.reshape(l, vec), mat, {0, 1}),
-                                  bcast(r, r.reshape(rowK2, {batch, n}), mat, {0, 2}));
+        // The product is rounded before the subtraction (no fused multiply-add),
+        // as LAPACK computes it: exactly singular matrices keep exact zeros.
+        Value update = r.optimizationBarrier(
+            {r.multiply(bcast(r, r.reshape(l, vec), mat, {0, 1}),
+                        bcast(r, r.reshape(rowK2, {batch, n}), mat, {0, 2}))})[0];
         Value right = r.compare(cols, kMat, Dir::kGt);
         Value onCol = r.compare(cols, kMat, Dir::kEq);
         x = r.select(andOp(r, below, right), r.subtract(x, update), x);
