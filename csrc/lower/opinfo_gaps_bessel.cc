@@ -479,9 +479,30 @@ Value logPrefactor(Function& fn, const Value& a, const Value& x) {
   return fn.select(cmpK(fn, a, 10, Dir::kLe), small, big);
 }
 
+// Q(a, x) (or P) for large a with x near a: Temme's uniform expansion,
+// Q = erfc(eta sqrt(a/2))/2 + e^(-a eta^2/2)/sqrt(2 pi a) (C0(eta) + O(1/a)),
+// eta^2/2 = lambda - 1 - log(lambda), lambda = x/a, sign(eta) = sign(lambda - 1),
+// C0 = 1/(lambda - 1) - 1/eta (its Taylor series near eta = 0).
+Value temme(Function& fn, const Value& a, const Value& x, bool upper) {
+  Value d = fn.divide(fn.subtract(x, a), a);
+  Value l = fn.subtract(fn.unary(hlo::UnaryOp::kLogPlusOne, d), d);  // -eta^2/2
+  Value eta = ew::copysign(fn, fn.sqrt(fn.maximum(fn.multiply(k(fn, -2, l), l), k(fn, 0, l))), d);
+  Value c0 = fn.subtract(fn.divide(k(fn, 1, d), d), fn.divide(k(fn, 1, eta), eta));
+  Value series = ew::poly(fn, eta, {1.0 / 2835, 1.0 / 864, -2.0 / 135, 1.0 / 12, -1.0 / 3});
+  c0 = fn.select(cmpK(fn, fn.abs(eta), 0.3, Dir::kLt), series, c0);
+  Value rest = fn.multiply(fn.exp(fn.multiply(a, l)),
+                           fn.unary(hlo::UnaryOp::kRsqrt, fn.multiply(k(fn, 2 * kPi, a), a)));
+  rest = fn.multiply(rest, c0);
+  Value z = fn.multiply(eta, fn.sqrt(fn.multiply(a, k(fn, 0.5, a))));
+  if (upper) return fn.add(fn.multiply(k(fn, 0.5, z), ew::erfc(fn, z)), rest);
+  return fn.subtract(fn.multiply(k(fn, 0.5, z), ew::erfc(fn, fn.negate(z))), rest);
+}
+
 // P(a, x) (upper = false) or Q(a, x): the power series of P for x < a + 1, the
 // continued fraction of Q (modified Lentz) otherwise, in one while loop that
-// runs until every element has converged (at most kMaxIter steps).
+// runs until every element has converged (at most kMaxIter steps); Temme's
+// expansion for a > 200, where those converge slowly near x = a (its next
+// term, O(a^-3/2), is below 1e-6 there).
 Value incompleteGamma(Function& fn, Value a, Value x, bool upper) {
   constexpr int kMaxIter = 2000;
   constexpr double kTol = 2e-7, kTiny = 1e-30;
@@ -492,6 +513,7 @@ Value incompleteGamma(Function& fn, Value a, Value x, bool upper) {
   Value xs = fn.select(special, k(fn, 1, x), x);
   Value ap1 = fn.add(as, k(fn, 1, as));
   Value useSeries = fn.compare(xs, ap1, Dir::kLt);
+  Value asymptotic = cmpK(fn, as, 200, Dir::kGt);
   Value xSer = fn.minimum(xs, ap1), xCf = fn.maximum(xs, ap1);
   Value b0 = fn.subtract(fn.add(xCf, k(fn, 1, xCf)), as);
   Value d0 = fn.divide(k(fn, 1, b0), b0);
@@ -524,6 +546,7 @@ Value incompleteGamma(Function& fn, Value a, Value x, bool upper) {
         Value h = r.multiply(v[7], del);
         Value err =
             r.select(useSeries, r.abs(r.divide(term, sum)), r.abs(r.subtract(del, k(r, 1, del))));
+        err = r.select(asymptotic, k(r, 0, err), err);
         Value maxErr = r.reduce(err, r.constant(0, t), all, BinaryOp::kMaximum);
         return std::vector<Value>{r.add(v[0], r.constant(1, t)), maxErr, term, sum, b, cc, dd, h};
       });
@@ -533,6 +556,7 @@ Value incompleteGamma(Function& fn, Value a, Value x, bool upper) {
   Value one = k(fn, 1, a), zero = k(fn, 0, a), nan = k(fn, NAN, a);
   Value r = upper ? fn.select(useSeries, fn.subtract(one, p), q)
                   : fn.select(useSeries, p, fn.subtract(one, q));
+  r = fn.select(asymptotic, temme(fn, as, xs, upper), r);
   // PyTorch's special cases, lowest priority first.
   Value lo = upper ? one : zero, hi = upper ? zero : one;
   r = fn.select(isInf(fn, x), hi, r);
