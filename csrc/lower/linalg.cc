@@ -15,11 +15,12 @@ ElementType accType(ElementType t) {
 }
 
 hlo::Precision precisionFor(ElementType t) {
-  return runtime::isFloating(t) ? hlo::Precision::kHighest : hlo::Precision::kDefault;
+  return runtime::isFloating(t) || runtime::isComplex(t) ? hlo::Precision::kHighest
+                                                         : hlo::Precision::kDefault;
 }
 
 void checkSupported(const LowerCtx& c, ElementType t) {
-  if (t == ElementType::kPred || runtime::isComplex(t)) {
+  if (t == ElementType::kPred) {
     c.fail(std::string("matrix products of ") + std::string(runtime::elementTypeName(t)) +
            " are not lowered");
   }
