@@ -13,9 +13,7 @@ void checkRealFloat(ElementType t, const char* op) {
   }
 }
 
-std::vector<int64_t> batchDims(const Value& a) {
-  return {a.dims().begin(), a.dims().end() - 2};
-}
+std::vector<int64_t> batchDims(const Value& a) { return {a.dims().begin(), a.dims().end() - 2}; }
 
 Value mT(Function& fn, Value a) {
   std::vector<int64_t> perm;
@@ -42,7 +40,8 @@ Value eye(Function& fn, ElementType t, const std::vector<int64_t>& batch, int64_
   dims.push_back(n);
   const int64_t r = static_cast<int64_t>(dims.size());
   const TensorType idx(ElementType::kS64, dims);
-  Value onDiag = fn.compare(fn.iota(idx, r - 2), fn.iota(idx, r - 1), hlo::ComparisonDirection::kEq);
+  Value onDiag =
+      fn.compare(fn.iota(idx, r - 2), fn.iota(idx, r - 1), hlo::ComparisonDirection::kEq);
   return fn.select(onDiag, constantLike(fn, 1, t, dims), constantLike(fn, 0, t, dims));
 }
 
@@ -104,17 +103,16 @@ Value diagonal(Function& fn, Value a) {
   const int64_t n = a.dims()[r - 1];
   const int64_t k = std::min(m, n);
   Value sq = block(fn, a, 0, k, 0, k);
-  Value masked = fn.select(
-      fn.compare(fn.iota(TensorType(ElementType::kS64, sq.dims()), r - 2),
-                 fn.iota(TensorType(ElementType::kS64, sq.dims()), r - 1),
-                 hlo::ComparisonDirection::kEq),
-      sq, constantLike(fn, 0, a.dtype(), sq.dims()));
+  Value masked = fn.select(fn.compare(fn.iota(TensorType(ElementType::kS64, sq.dims()), r - 2),
+                                      fn.iota(TensorType(ElementType::kS64, sq.dims()), r - 1),
+                                      hlo::ComparisonDirection::kEq),
+                           sq, constantLike(fn, 0, a.dtype(), sq.dims()));
   return fn.reduce(masked, constantLike(fn, 0, a.dtype()), {r - 1}, hlo::BinaryOp::kAdd);
 }
 
 Value signNonNegative(Function& fn, Value x) {
-  Value nonNeg = fn.compare(x, constantLike(fn, 0, x.dtype(), x.dims()),
-                            hlo::ComparisonDirection::kGe);
+  Value nonNeg =
+      fn.compare(x, constantLike(fn, 0, x.dtype(), x.dims()), hlo::ComparisonDirection::kGe);
   return fn.select(nonNeg, constantLike(fn, 1, x.dtype(), x.dims()),
                    constantLike(fn, -1, x.dtype(), x.dims()));
 }
@@ -254,7 +252,20 @@ Svd svd(Function& fn, Value a, bool fullMatrices) {
   v0 = fn.multiply(v0, constantLike(fn, root2, t, v0.dims()));
   Value uOut = orthonormalize(fn, u0, fullMatrices);
   Value vOut = orthonormalize(fn, v0, fullMatrices);
-  return {uOut, s, mT(fn, vOut)};
+  Value vhOut = mT(fn, vOut);
+  // A zero matrix: the identities, as LAPACK returns (the subgradients of the
+  // norms at zero follow from them).
+  Value absMax =
+      fn.reduce(fn.abs(a), constantLike(fn, 0, t), {r - 2, r - 1}, hlo::BinaryOp::kMaximum);
+  Value isZero =
+      fn.compare(absMax, constantLike(fn, 0, t, absMax.dims()), hlo::ComparisonDirection::kEq);
+  std::vector<int64_t> batchMap;
+  for (int64_t d = 0; d < r - 2; ++d) batchMap.push_back(d);
+  uOut = fn.select(fn.broadcastInDim(isZero, uOut.dims(), batchMap), eye(fn, t, batch, m, uCols),
+                   uOut);
+  vhOut = fn.select(fn.broadcastInDim(isZero, vhOut.dims(), batchMap), eye(fn, t, batch, vRows, n),
+                    vhOut);
+  return {uOut, s, vhOut};
 }
 
 }  // namespace torchtpu::lower::decomp
