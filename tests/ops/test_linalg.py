@@ -111,3 +111,14 @@ def test_empty(shape):
     a = r(*shape)
     b = r(shape[1], 2)
     no_fallback(run(torch.mm, a, b, grad=False))
+
+
+def test_complex_products():
+    c = torch.complex64
+    a, b = torch.randn(3, 4, dtype=c), torch.randn(4, 2, dtype=c)
+    no_fallback(run(torch.mm, a, b, grad=False))
+    no_fallback(run(torch.matmul, torch.randn(2, 3, 4, dtype=c), torch.randn(4, 5, dtype=c)))
+    no_fallback(
+        run(lambda s, x, y: torch.addmm(s, x, y, beta=0.5), torch.randn(3, 2, dtype=c), a, b)
+    )
+    no_fallback(run(torch.bmm, torch.randn(2, 3, 4, dtype=c), torch.randn(2, 4, 1, dtype=c)))
