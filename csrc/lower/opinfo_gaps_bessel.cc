@@ -1,7 +1,9 @@
 // The Bessel family and its relatives that the OpInfo sweep found on the CPU
 // fallback: i0/i1 (and their exponentially scaled forms), the modified Bessel
 // functions I0/I1/K0/K1 (K scaled too), J0/J1/Y0/Y1, the spherical j0, Airy
-// Ai, erfcx, log_ndtr and ndtri.
+// Ai, erfcx, log_ndtr and ndtri; and the regularized incomplete gamma
+// functions igamma/igammac (series / continued fraction in a while loop,
+// Temme's asymptotic expansion for large a).
 //
 // Each function is a Chebyshev series (evaluated by Clenshaw's recurrence) of
 // a smooth part on a finite interval, with the singular or oscillating factor
@@ -175,6 +177,7 @@ const std::vector<double> kNdtriT = {
     -9.679566918876361e-07, 2.919000006134924e-07,  -9.224733850627019e-08,  3.029980520983091e-08,
     -1.028160476034802e-08, 3.5848093941046697e-09, -1.2762676736239014e-09, 4.563084196224665e-10,
     -1.4773252924018261e-10};
+
 // ---- helpers ----------------------------------------------------------------
 
 Value k(Function& fn, double v, const Value& like) { return ew::splat(fn, v, like); }
@@ -479,7 +482,7 @@ Value logPrefactor(Function& fn, const Value& a, const Value& x) {
   return fn.select(cmpK(fn, a, 10, Dir::kLe), small, big);
 }
 
-// Q(a, x) (or P) for large a with x near a: Temme's uniform expansion,
+// Q(a, x) (or P) for large a: Temme's expansion, uniform in x,
 // Q = erfc(eta sqrt(a/2))/2 + e^(-a eta^2/2)/sqrt(2 pi a) (C0(eta) + O(1/a)),
 // eta^2/2 = lambda - 1 - log(lambda), lambda = x/a, sign(eta) = sign(lambda - 1),
 // C0 = 1/(lambda - 1) - 1/eta (its Taylor series near eta = 0).
