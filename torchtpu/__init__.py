@@ -24,6 +24,7 @@ from torchtpu import (
     _C,  # noqa: I001 - loads the ATen kernels; needs torch first
     metrics,
 )
+from torchtpu import batch_norm as _batch_norm
 from torchtpu import data_dependent as _data_dependent
 from torchtpu import device as _device_module
 from torchtpu._plugin import PluginInfo, client, info, resolve
@@ -99,6 +100,7 @@ _C._register_lowered_overrides()
 _C._set_lazy_init(_device_module._lazy_init)
 _patch_printing()
 _data_dependent.register()
+_batch_norm.register()
 
 
 def _register_distributed() -> None:

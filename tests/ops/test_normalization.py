@@ -246,3 +246,24 @@ def test_train_tiny_model_with_norms():
     torch.testing.assert_close(dev(x.to(D)).detach().cpu(), cpu(x).detach(), atol=1e-4, rtol=1e-4)
     fallbacks = torchtpu.metrics.counters()["fallbacks"]
     assert not [op for op in fallbacks if op in MY_OPS], f"CPU fallbacks: {fallbacks}"
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("op", ["native_batch_norm", "_native_batch_norm_legit"])
+def test_native_batch_norm_results_match_cpu(op, training):
+    # Eval mode returns empty save_mean/save_invstd like PyTorch's own kernels
+    # (the meta function says [C]); training writes the running stats back.
+    x, w, b = torch.randn(3, 2, 4), torch.rand(2) + 0.5, torch.randn(2)
+    fn = getattr(torch.ops.aten, op)
+    stats = [torch.randn(2), torch.rand(2) + 0.5]
+    tpu_stats = [s.to("tpu") for s in stats]
+    run(
+        lambda x, w, b: fn(x, w, b, *(tpu_stats if x.is_tpu else stats), training, 0.1, 1e-5),
+        x,
+        w,
+        b,
+    )
+    for s, t in zip(stats, tpu_stats, strict=True):
+        torch.testing.assert_close(t.cpu(), s)
+    if op == "_native_batch_norm_legit":
+        run(lambda x: torch.ops.aten._native_batch_norm_legit(x, None, None, True, 0.1, 1e-5), x)
