@@ -27,6 +27,7 @@ from torchtpu import (
 from torchtpu import batch_norm as _batch_norm
 from torchtpu import data_dependent as _data_dependent
 from torchtpu import device as _device_module
+from torchtpu import fractional_pool as _fractional_pool
 from torchtpu._plugin import PluginInfo, client, info, resolve
 from torchtpu.dynamo import compile_backend
 from torchtpu.modes import get_mode, mode, set_mode, sync
@@ -101,6 +102,7 @@ _C._set_lazy_init(_device_module._lazy_init)
 _patch_printing()
 _data_dependent.register()
 _batch_norm.register()
+_fractional_pool.register()
 
 
 def _register_distributed() -> None:
