@@ -110,8 +110,8 @@ std::vector<Value> lowerCholeskyEx(LowerCtx& c) {
   a = flattenBatch(fn, a);
   Value l = factor(fn, a, false);
   Value fast = info(fn, l);
-  Value anyBad = fn.compare(fn.reduce(fast, i32(fn, 0), {0}, hlo::BinaryOp::kMaximum), i32(fn, 0),
-                            Dir::kNe);
+  Value anyBad =
+      fn.compare(fn.reduce(fast, i32(fn, 0), {0}, hlo::BinaryOp::kMaximum), i32(fn, 0), Dir::kNe);
   std::vector<Value> res = fn.ifElse(
       anyBad,
       [&](Function& r, const std::vector<Value>&) {
@@ -153,8 +153,7 @@ const Registrar kCholeskyEx({"aten::linalg_cholesky_ex", "aten::linalg_cholesky_
 const Registrar kCholesky({"aten::cholesky", "aten::cholesky.out"}, lowerCholesky);
 const Registrar kCholeskyInverse({"aten::cholesky_inverse", "aten::cholesky_inverse.out"},
                                  lowerCholeskyInverse);
-const Registrar kCholeskySolve({"aten::_cholesky_solve_helper",
-                                "aten::_cholesky_solve_helper.out"},
+const Registrar kCholeskySolve({"aten::_cholesky_solve_helper", "aten::_cholesky_solve_helper.out"},
                                lowerCholeskySolve);
 }  // namespace
 }  // namespace torchtpu::lower

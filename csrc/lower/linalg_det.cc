@@ -61,8 +61,7 @@ std::vector<Value> lowerSlogdet(LowerCtx& c) {
   Value signs = fn.unary(hlo::UnaryOp::kSign, f.diag);
   Value sign = fn.multiply(fn.reduce(signs, fn.constant(1, t), {1}, BinaryOp::kMultiply), f.sign);
   Value logabs = fn.reduce(fn.log(fn.abs(f.diag)), fn.constant(0, t), {1}, BinaryOp::kAdd);
-  return {fn.reshape(sign, c.result(0).dims), fn.reshape(logabs, c.result(1).dims), f.lu,
-          f.pivots};
+  return {fn.reshape(sign, c.result(0).dims), fn.reshape(logabs, c.result(1).dims), f.lu, f.pivots};
 }
 
 const Registrar kDet({"aten::_linalg_det", "aten::_linalg_det.result"}, lowerDet);

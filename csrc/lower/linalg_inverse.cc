@@ -35,7 +35,8 @@ Solved solve(LowerCtx& c, Value a, Value b, bool left) {
   perm = fn.reshape(perm, {lu.dims()[0], n});
   Value bf = flattenBatch(fn, broadcastBatch(fn, b, batch));
   // Right: x A = b is A^T x^T = b^T.
-  Value x = left ? luSolve(fn, lu, perm, bf, false) : mT(fn, luSolve(fn, lu, perm, mT(fn, bf), true));
+  Value x =
+      left ? luSolve(fn, lu, perm, bf, false) : mT(fn, luSolve(fn, lu, perm, mT(fn, bf), true));
   s.x = unflattenBatch(fn, x, batch);
   return s;
 }
@@ -69,8 +70,7 @@ std::vector<Value> lowerInvEx(LowerCtx& c) {
   return {s.x, s.info};
 }
 
-const Registrar kSolveEx({"aten::_linalg_solve_ex", "aten::_linalg_solve_ex.result"},
-                         lowerSolveEx);
+const Registrar kSolveEx({"aten::_linalg_solve_ex", "aten::_linalg_solve_ex.result"}, lowerSolveEx);
 const Registrar kInvEx({"aten::linalg_inv_ex", "aten::linalg_inv_ex.inverse"}, lowerInvEx);
 
 }  // namespace

@@ -18,9 +18,9 @@ ElementType floatType(LowerCtx& c, const Value& x) {
 Value permMatrix(Function& fn, Value perm, ElementType t) {
   const int64_t batch = perm.dims()[0], m = perm.dims()[1];
   const std::vector<int64_t> sq{batch, m, m};
-  Value hit = fn.compare(fn.broadcastInDim(perm, sq, {0, 2}),
-                         fn.iota(TensorType(ElementType::kS32, sq), 1),
-                         hlo::ComparisonDirection::kEq);
+  Value hit =
+      fn.compare(fn.broadcastInDim(perm, sq, {0, 2}), fn.iota(TensorType(ElementType::kS32, sq), 1),
+                 hlo::ComparisonDirection::kEq);
   return fn.select(hit, fn.constant(1, t, sq), fn.constant(0, t, sq));
 }
 
@@ -102,7 +102,8 @@ std::vector<Value> lowerLuSolve(LowerCtx& c) {
   b = flattenBatch(fn, broadcastBatch(fn, castTo(fn, b, t), batch));
   if (b.t().numElements() == 0) return {zeros(fn, c.result())};
   Value perm = permFromPivots(fn, piv, n);
-  Value x = left ? luSolve(fn, lu, perm, b, adjoint) : mT(fn, luSolve(fn, lu, perm, mT(fn, b), !adjoint));
+  Value x =
+      left ? luSolve(fn, lu, perm, b, adjoint) : mT(fn, luSolve(fn, lu, perm, mT(fn, b), !adjoint));
   return {unflattenBatch(fn, x, batch)};
 }
 

@@ -44,25 +44,24 @@ Lu luFactor(Function& fn, Value a) {
         const Value kMat = bcast(r, k, mat, {}), kVec = bcast(r, k, vec, {});
         // The pivot: the first row i >= k with the largest |x[i, k]|.
         Value col = r.reshape(r.dynamicSlice(x, {zero, zero, k}, {batch, m, 1}), vec);
-        Value mag = r.select(r.compare(rowsV, kVec, Dir::kGe), r.abs(col),
-                             r.constant(-1, t, vec));
+        Value mag = r.select(r.compare(rowsV, kVec, Dir::kGe), r.abs(col), r.constant(-1, t, vec));
         Value best = r.reduce(mag, r.constant(-2, t), {1}, BinaryOp::kMaximum);
         Value isBest = r.compare(mag, bcast(r, best, vec, {0}), Dir::kEq);
-        Value p = r.reduce(r.select(isBest, rowsV, i32(r, m, vec)), i32(r, m), {1},
-                           BinaryOp::kMinimum);
+        Value p =
+            r.reduce(r.select(isBest, rowsV, i32(r, m, vec)), i32(r, m), {1}, BinaryOp::kMinimum);
         p = r.select(r.compare(p, i32(r, m, {batch}), Dir::kGe), bcast(r, k, {batch}, {}), p);
         // Swap rows k and p (of the matrix and the permutation).
         const Value pMat = bcast(r, p, mat, {0}), pVec = bcast(r, p, vec, {0});
-        Value rowK = bcast(r, r.reshape(r.dynamicSlice(x, {zero, k, zero}, {batch, 1, n}),
-                                        {batch, n}),
-                           mat, {0, 2});
+        Value rowK =
+            bcast(r, r.reshape(r.dynamicSlice(x, {zero, k, zero}, {batch, 1, n}), {batch, n}), mat,
+                  {0, 2});
         Value rowP = r.reduce(r.select(r.compare(rows, pMat, Dir::kEq), x, r.constant(0, t, mat)),
                               r.constant(0, t), {1}, BinaryOp::kAdd);
         rowP = bcast(r, rowP, mat, {0, 2});
         x = r.select(r.compare(rows, kMat, Dir::kEq), rowP,
                      r.select(r.compare(rows, pMat, Dir::kEq), rowK, x));
-        Value permK = bcast(r, r.reshape(r.dynamicSlice(perm, {zero, k}, {batch, 1}), {batch}),
-                            vec, {0});
+        Value permK =
+            bcast(r, r.reshape(r.dynamicSlice(perm, {zero, k}, {batch, 1}), {batch}), vec, {0});
         Value permP = r.reduce(r.select(r.compare(rowsV, pVec, Dir::kEq), perm, i32(r, 0, vec)),
                                i32(r, 0), {1}, BinaryOp::kAdd);
         permP = bcast(r, permP, vec, {0});
@@ -79,8 +78,9 @@ Lu luFactor(Function& fn, Value a) {
                         bcast(r, kp1, {batch}, {}), info);
         Value colK = r.dynamicSlice(x, {zero, zero, k}, {batch, m, 1});
         Value below = r.compare(rows, kMat, Dir::kGt);
-        Value scaleMask = andOp(r, r.compare(r.slice(rows, {0, 0, 0}, {batch, m, 1}),
-                                             bcast(r, k, {batch, m, 1}, {}), Dir::kGt),
+        Value scaleMask = andOp(r,
+                                r.compare(r.slice(rows, {0, 0, 0}, {batch, m, 1}),
+                                          bcast(r, k, {batch, m, 1}, {}), Dir::kGt),
                                 bcast(r, nonzero, {batch, m, 1}, {0}));
         Value l = r.select(scaleMask, r.divide(colK, bcast(r, pv, {batch, m, 1}, {0})), colK);
         Value rowK2 = r.dynamicSlice(x, {zero, k, zero}, {batch, 1, n});
@@ -116,8 +116,8 @@ Value permFromPivots(Function& fn, Value pivots, int64_t m) {
         Value p = r.reshape(r.dynamicSlice(pivots, {zero, k}, {batch, 1}), {batch});
         p = r.subtract(p, i32(r, 1, {batch}));
         const Value pVec = bcast(r, p, vec, {0}), kVec = bcast(r, k, vec, {});
-        Value permK = bcast(r, r.reshape(r.dynamicSlice(perm, {zero, k}, {batch, 1}), {batch}),
-                            vec, {0});
+        Value permK =
+            bcast(r, r.reshape(r.dynamicSlice(perm, {zero, k}, {batch, 1}), {batch}), vec, {0});
         Value permP = r.reduce(r.select(r.compare(rowsV, pVec, Dir::kEq), perm, i32(r, 0, vec)),
                                i32(r, 0), {1}, BinaryOp::kAdd);
         permP = bcast(r, permP, vec, {0});
@@ -132,8 +132,8 @@ Value invertPerm(Function& fn, Value perm) {
   const int64_t batch = perm.dims()[0], m = perm.dims()[1];
   const std::vector<int64_t> sq{batch, m, m};
   // inv[b, r] = sum_i i * (perm[b, i] == r)
-  Value hit = fn.compare(fn.broadcastInDim(perm, sq, {0, 2}), fn.iota(TensorType(kI32, sq), 1),
-                         Dir::kEq);
+  Value hit =
+      fn.compare(fn.broadcastInDim(perm, sq, {0, 2}), fn.iota(TensorType(kI32, sq), 1), Dir::kEq);
   Value idx = fn.select(hit, fn.iota(TensorType(kI32, sq), 2), i32(fn, 0, sq));
   return fn.reduce(idx, i32(fn, 0), {2}, BinaryOp::kAdd);
 }
@@ -156,13 +156,13 @@ Value pivotSign(Function& fn, Value pivots, ElementType t) {
   const int64_t batch = pivots.dims()[0], kk = pivots.dims()[1];
   if (kk == 0) return fn.constant(1, t, {batch});
   pivots = castTo(fn, pivots, kI32);
-  Value moved = fn.compare(pivots, fn.add(fn.iota(TensorType(kI32, pivots.dims()), 1),
-                                          i32(fn, 1, pivots.dims())),
-                           Dir::kNe);
+  Value moved = fn.compare(
+      pivots, fn.add(fn.iota(TensorType(kI32, pivots.dims()), 1), i32(fn, 1, pivots.dims())),
+      Dir::kNe);
   Value count = fn.reduce(fn.select(moved, i32(fn, 1, pivots.dims()), i32(fn, 0, pivots.dims())),
                           i32(fn, 0), {1}, BinaryOp::kAdd);
-  Value odd = fn.compare(fn.binary(BinaryOp::kAnd, count, i32(fn, 1, {batch})),
-                         i32(fn, 1, {batch}), Dir::kEq);
+  Value odd = fn.compare(fn.binary(BinaryOp::kAnd, count, i32(fn, 1, {batch})), i32(fn, 1, {batch}),
+                         Dir::kEq);
   return fn.select(odd, fn.constant(-1, t, {batch}), fn.constant(1, t, {batch}));
 }
 

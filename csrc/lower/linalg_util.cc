@@ -104,8 +104,9 @@ Value triSolve(Function& fn, Value a, Value b, bool left, bool lower, bool unitD
   a = broadcastBatch(fn, a, batch);
   b = broadcastBatch(fn, b, batch);
   if (a.t().numElements() == 0 || b.t().numElements() == 0) return zeros(fn, b.t());
-  return fn.triangularSolve(a, b, left, lower, unitDiagonal,
-                            transposeA ? Function::Transpose::kTranspose : Function::Transpose::kNo);
+  return fn.triangularSolve(
+      a, b, left, lower, unitDiagonal,
+      transposeA ? Function::Transpose::kTranspose : Function::Transpose::kNo);
 }
 
 bool isContiguous(const LowerCtx& c, std::string_view name) {
