@@ -183,7 +183,20 @@ Eigh eigh(Function& fn, Value a, bool lower) {
   Value sym = fn.add(tri, mT(fn, strict));
   const std::vector<Value> out =
       fn.customCall("Eigh", {sym}, {a.type, valueType}, eighConfig(true, a.dtype()));
-  return {out[1], out[0]};
+  // A matrix with a NaN or infinity (where LAPACK reports an error) gives NaNs
+  // rather than the expander's arbitrary answer: x * 0 sums to NaN.
+  const ElementType t = a.dtype();
+  Value poisoned = fn.reduce(fn.multiply(sym, zeros(fn, sym.type)), constantLike(fn, 0, t),
+                             {r - 2, r - 1}, hlo::BinaryOp::kAdd);
+  Value bad = fn.compare(poisoned, zeros(fn, poisoned.type), hlo::ComparisonDirection::kNe);
+  std::vector<int64_t> batchMap;
+  for (int64_t d = 0; d < r - 2; ++d) batchMap.push_back(d);
+  const double nan = std::nan("");
+  Value values = fn.select(fn.broadcastInDim(bad, valueDims, batchMap),
+                           constantLike(fn, nan, t, valueDims), out[1]);
+  Value vectors = fn.select(fn.broadcastInDim(bad, a.dims(), batchMap),
+                            constantLike(fn, nan, t, a.dims()), out[0]);
+  return {values, vectors};
 }
 
 namespace {

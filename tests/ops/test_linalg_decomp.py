@@ -134,6 +134,19 @@ def test_svd(mode):
 
 
 @STRICT
+def test_non_finite_gives_nan(mode):
+    # LAPACK reports an error; tpu cannot raise from inside a program, so the
+    # matrices with a NaN or infinity get NaNs, the others their results.
+    a = TALL.clone()
+    a[1, 2, 0] = float("inf")
+    u, s, vh = (t.cpu() for t in L.svd(a.to(D), full_matrices=False))
+    assert s[1].isnan().all() and u[1].isnan().all() and vh[1].isnan().all()
+    torch.testing.assert_close(s[0], L.svdvals(a[0]), **TOL)
+    w = L.eigvalsh(torch.where(SYM == SYM[1, 0, 0], float("nan"), SYM).to(D)).cpu()
+    assert w[1].isnan().all() and not w[0].isnan().any()
+
+
+@STRICT
 def test_svd_users(mode):
     run(L.pinv, TALL, grad=True, **TOL)
     run(lambda x: L.pinv(x + x.mT, hermitian=True), SQ, **TOL)
