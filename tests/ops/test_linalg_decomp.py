@@ -26,6 +26,8 @@ def mode(request):
         yield request.param
 
 
+STRICT = pytest.mark.parametrize("mode", ["strict"], indirect=True)  # compiles are slow
+
 torch.manual_seed(0)
 TALL = torch.randn(2, 5, 3)
 WIDE = torch.randn(3, 5)
@@ -37,7 +39,8 @@ def no_fallback():
     assert not torchtpu.metrics.counters()["fallbacks"]
 
 
-def test_geqrf_householder_ormqr():
+@STRICT
+def test_geqrf_householder_ormqr(mode):
     for a in (TALL, WIDE):
         run(torch.geqrf, a, **TOL)
     a, tau = torch.geqrf(TALL)
@@ -101,9 +104,6 @@ def _check_svd(a, full):
     eye_v = torch.eye(tvh.shape[-2]).expand(*a.shape[:-2], -1, -1)
     torch.testing.assert_close(tu.mT @ tu, eye_u, **TOL)
     torch.testing.assert_close(tvh @ tvh.mT, eye_v, **TOL)
-
-
-STRICT = pytest.mark.parametrize("mode", ["strict"], indirect=True)  # compiles are slow
 
 
 @STRICT
