@@ -101,6 +101,7 @@ std::pair<Value, Value> choleskyLoop(Function& fn, Value a) {
 // The factor with LAPACK's info: XLA's Cholesky, and where some matrix is
 // not positive definite (XLA then gives NaNs), the column loop above.
 std::vector<Value> lowerCholeskyEx(LowerCtx& c) {
+  checkErrorsOnCpu(c);
   Function& fn = c.fn;
   Value a = floatInput(c, "self");
   const bool upper = c.b("upper");

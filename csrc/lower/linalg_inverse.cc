@@ -42,6 +42,7 @@ Solved solve(LowerCtx& c, Value a, Value b, bool left) {
 }
 
 std::vector<Value> lowerSolveEx(LowerCtx& c) {
+  checkErrorsOnCpu(c);
   Function& fn = c.fn;
   Value a = c.tensor("A");
   Value b = c.tensor("B");
@@ -62,6 +63,7 @@ std::vector<Value> lowerSolveEx(LowerCtx& c) {
 }
 
 std::vector<Value> lowerInvEx(LowerCtx& c) {
+  checkErrorsOnCpu(c);
   Function& fn = c.fn;
   Value a = c.tensor("A");
   if (a.t().numElements() == 0) return {zeros(fn, c.result(0)), zeros(fn, c.result(1))};

@@ -39,6 +39,7 @@ std::pair<Value, Value> unpackLu(Function& fn, Value lu) {
 }
 
 std::vector<Value> lowerLuFactorEx(LowerCtx& c) {
+  checkErrorsOnCpu(c);
   Function& fn = c.fn;
   if (c.has("pivot") && !c.b("pivot")) c.fail("LU without pivoting is not supported");
   Value a = c.tensor("A");

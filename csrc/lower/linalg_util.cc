@@ -123,6 +123,12 @@ bool isContiguous(const LowerCtx& c, std::string_view name) {
   return true;
 }
 
+void checkErrorsOnCpu(const LowerCtx& c) {
+  if (c.has("check_errors") && c.b("check_errors")) {
+    c.fail("check_errors=True reads info on the host: left to the CPU kernel");
+  }
+}
+
 Value zeros(Function& fn, const TensorType& t) { return fn.constant(0, t.dtype, t.dims); }
 
 }  // namespace torchtpu::lower::linalg

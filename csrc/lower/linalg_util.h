@@ -38,6 +38,9 @@ Value triSolve(Function& fn, Value a, Value b, bool left, bool lower, bool unitD
                bool transposeA = false);
 // Whether tensor argument `name` of the call is a row-major contiguous view.
 bool isContiguous(const LowerCtx& c, std::string_view name);
+// The _ex ops raise from their kernel when check_errors is set (reading
+// `info` on the host): such calls are left to the CPU kernel (LoweringError).
+void checkErrorsOnCpu(const LowerCtx& c);
 // A value of result type `t` that is all zeros (for empty results).
 Value zeros(Function& fn, const TensorType& t);
 
