@@ -2,9 +2,10 @@
 (info and partial factor of matrices that are not positive definite),
 cholesky_inverse / cholesky_solve, triangular solves (left / right, upper /
 lower, unitriangular, broadcast batches), LU with LAPACK's pivots (square,
-wide, tall, singular), lu_unpack / lu_solve, inv, solve, det, slogdet,
-matrix_power, tensorinv / tensorsolve and matrix_exp; forward and input
-gradients, with no CPU fallback (strict mode; one chain also in defer mode)."""
+wide, tall, singular), lu_unpack / lu_solve, LDL^T with Bunch-Kaufman pivots
+and ldl_solve, inv, solve, det, slogdet, matrix_power, tensorinv / tensorsolve
+and matrix_exp; forward and input gradients, with no CPU fallback (strict mode;
+one chain also in defer mode)."""
 
 from __future__ import annotations
 
@@ -153,3 +154,12 @@ def test_matrix_exp():
     run(L.matrix_exp, A, grad=True, **TOL)
     run(L.matrix_exp, torch.randn(2, 6, 6) * 4, **{"atol": 1e-3, "rtol": 1e-4})
     run(L.matrix_exp, torch.zeros(3, 3))
+
+
+def test_ldl():
+    sym = A + A.mT  # indefinite: 2x2 pivots
+    odd = torch.stack([torch.tensor([[0.0, 1, 2], [1, 0, 3], [2, 3, 0]]), torch.zeros(3, 3)])
+    for x in (sym, SPD, odd):
+        run(L.ldl_factor_ex, x, **TOL)
+    ld, piv = L.ldl_factor(sym)
+    run(lambda f, b: L.ldl_solve(f, piv.to(f.device), b), ld, torch.randn(3, 4, 2), **TOL)
