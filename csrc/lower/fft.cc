@@ -21,10 +21,6 @@ ElementType complexOf(ElementType t) {
   return t == ElementType::kF64 ? ElementType::kC128 : ElementType::kC64;
 }
 
-ElementType realOf(ElementType t) {
-  return t == ElementType::kC128 ? ElementType::kF64 : ElementType::kF32;
-}
-
 // The requested dims, normalized; repeated dims are an error.
 std::vector<int64_t> fftDims(const LowerCtx& c, int64_t rank) {
   std::vector<int64_t> dims = c.ints("dim");
