@@ -156,6 +156,7 @@ FALLBACK_CANDIDATES = [
     ("aten::_fft_r2c", lambda x: torch.fft.rfft(x)),
     ("aten::linalg_qr", lambda x: torch.linalg.qr(x.reshape(2, 4)).Q),
     ("aten::_linalg_svd", lambda x: torch.linalg.svdvals(x.reshape(2, 4))),
+    ("aten::_linalg_eigvals", lambda x: torch.linalg.eigvals(x.reshape(2, 2, 2))),
 ]
 
 
@@ -196,6 +197,7 @@ def test_fallback_warning_is_given_once_per_op_in_a_fresh_process() -> None:
         "m = x.reshape(2, 4)\n"
         "for _ in range(3):\n"
         "    torch.fft.rfft(x); torch.linalg.qr(m); torch.linalg.svdvals(m)\n"
+        "    torch.linalg.eigvals(x.reshape(2, 2, 2))\n"
         "print('fallbacks', torchtpu.metrics.counters()['fallbacks'])\n"
     )
     assert r.returncode == 0, r.stderr
@@ -227,7 +229,8 @@ def test_fallback_off_by_env_var() -> None:
         "x = torch.arange(8.0, device='tpu')\n"
         "print((x + 1).sum().item())\n"
         "for f in (lambda: torch.fft.rfft(x), lambda: torch.linalg.qr(x.reshape(2, 4)),\n"
-        "          lambda: torch.linalg.svdvals(x.reshape(2, 4))):\n"
+        "          lambda: torch.linalg.svdvals(x.reshape(2, 4)),\n"
+        "          lambda: torch.linalg.eigvals(x.reshape(2, 2, 2))):\n"
         "    try:\n"
         "        f()\n"
         "    except NotImplementedError as e:\n"
