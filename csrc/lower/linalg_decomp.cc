@@ -227,7 +227,7 @@ Value orthonormalize(Function& fn, Value x, bool complete) {
 // condition number, unlike the Gram matrix A^T A. U and V are then
 // re-orthonormalized (and completed) by QR, which leaves orthonormal columns
 // as they are and repairs those of (numerically) zero singular values.
-Svd svd(Function& fn, Value a, bool fullMatrices) {
+Svd svd(Function& fn, Value a, bool fullMatrices, bool computeUv) {
   const int64_t r = a.rank();
   const int64_t m = a.dims()[r - 2];
   const int64_t n = a.dims()[r - 1];
@@ -257,6 +257,7 @@ Svd svd(Function& fn, Value a, bool fullMatrices) {
   start[r - 2] = size - k;
   Value s = fn.reverse(fn.slice(e.values, start, limit), {r - 2});
   s = fn.abs(s);
+  if (!computeUv) return {Value{}, s, Value{}};
   Value x = fn.reverse(block(fn, e.vectors, 0, size, size - k, size), {r - 1});
   const double root2 = std::sqrt(2.0);
   Value u0 = block(fn, x, 0, m, 0, k);

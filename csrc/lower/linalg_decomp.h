@@ -68,12 +68,13 @@ struct Eigh {
 Eigh eigh(Function& fn, Value a, bool lower);
 
 // Singular value decomposition A = U diag(S) Vh, S descending. U is [..., m, k]
-// and Vh [..., k, n] (k = min(m, n)), or square when fullMatrices.
+// and Vh [..., k, n] (k = min(m, n)), or square when fullMatrices. Without
+// computeUv only S is set (U and Vh are invalid values).
 struct Svd {
   Value u;
   Value s;
   Value vh;
 };
-Svd svd(Function& fn, Value a, bool fullMatrices);
+Svd svd(Function& fn, Value a, bool fullMatrices, bool computeUv = true);
 
 }  // namespace torchtpu::lower::decomp

@@ -12,7 +12,7 @@ std::vector<Value> lowerLinalgSvd(LowerCtx& c) {
   decomp::checkRealFloat(a.dtype(), "linalg_svd");
   if (a.rank() < 2) c.fail("A must have at least 2 dimensions");
   const bool computeUv = c.b("compute_uv");
-  const decomp::Svd f = decomp::svd(c.fn, a, computeUv && c.b("full_matrices"));
+  const decomp::Svd f = decomp::svd(c.fn, a, computeUv && c.b("full_matrices"), computeUv);
   if (!computeUv) {
     return {decomp::zeros(c.fn, c.result(0)), f.s, decomp::zeros(c.fn, c.result(2))};
   }
