@@ -119,6 +119,49 @@ Value signNonNegative(Function& fn, Value x) {
 
 Value zeros(Function& fn, const TensorType& t) { return constantLike(fn, 0, t.dtype, t.dims); }
 
+namespace {
+
+std::vector<int64_t> leadingDims(int64_t count) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < count; ++d) dims.push_back(d);
+  return dims;
+}
+
+// Per column of x [..., m, k]: +1 or -1, the sign of its entry of largest
+// magnitude (+1 for a zero column or a tie of opposite signs).
+Value columnSigns(Function& fn, Value x) {
+  const int64_t r = x.rank();
+  const ElementType t = x.dtype();
+  Value mag = fn.abs(x);
+  Value colMax = fn.reduce(mag, constantLike(fn, 0, t), {r - 2}, hlo::BinaryOp::kMaximum);
+  std::vector<int64_t> map = leadingDims(r - 2);
+  map.push_back(r - 1);
+  Value isMax =
+      fn.compare(mag, fn.broadcastInDim(colMax, x.dims(), map), hlo::ComparisonDirection::kEq);
+  Value picked = fn.select(isMax, x, zeros(fn, x.type));
+  return signNonNegative(fn,
+                         fn.reduce(picked, constantLike(fn, 0, t), {r - 2}, hlo::BinaryOp::kAdd));
+}
+
+// x [..., m, n] with column j (or row j, `rows`) multiplied by s[..., j] for
+// j < s's length; the rest unchanged.
+Value scaleLines(Function& fn, Value x, Value s, bool rows) {
+  const int64_t r = x.rank();
+  const int64_t n = x.dims()[rows ? r - 2 : r - 1];
+  const int64_t k = s.dims().back();
+  if (k < n) {
+    // pad with 1: (s - 1) padded with 0, plus 1
+    Value one = constantLike(fn, 1, s.dtype(), s.dims());
+    s = resizeLast(fn, fn.subtract(s, one), n);
+    s = fn.add(s, constantLike(fn, 1, s.dtype(), s.dims()));
+  }
+  std::vector<int64_t> map = leadingDims(r - 2);
+  map.push_back(rows ? r - 2 : r - 1);
+  return fn.multiply(x, fn.broadcastInDim(s, x.dims(), map));
+}
+
+}  // namespace
+
 Householder geqrf(Function& fn, Value a) {
   const int64_t r = a.rank();
   const int64_t k = std::min(a.dims()[r - 2], a.dims()[r - 1]);
@@ -194,8 +237,10 @@ Eigh eigh(Function& fn, Value a, bool lower) {
   const double nan = std::nan("");
   Value values = fn.select(fn.broadcastInDim(bad, valueDims, batchMap),
                            constantLike(fn, nan, t, valueDims), out[1]);
+  // Signs by a fixed convention: each eigenvector's largest entry is positive.
+  Value normalized = scaleLines(fn, out[0], columnSigns(fn, out[0]), false);
   Value vectors = fn.select(fn.broadcastInDim(bad, a.dims(), batchMap),
-                            constantLike(fn, nan, t, a.dims()), out[0]);
+                            constantLike(fn, nan, t, a.dims()), normalized);
   return {values, vectors};
 }
 
@@ -209,14 +254,7 @@ Value orthonormalize(Function& fn, Value x, bool complete) {
   const int64_t k = x.dims()[r - 1];
   const Qr f = qr(fn, x, complete);
   if (k == 0 || m == 0) return f.q;
-  Value sign = signNonNegative(fn, diagonal(fn, f.r));  // [..., k]
-  const int64_t cols = f.q.dims()[r - 1];
-  sign = resizeLast(fn, fn.subtract(sign, constantLike(fn, 1, x.dtype(), sign.dims())), cols);
-  sign = fn.add(sign, constantLike(fn, 1, x.dtype(), sign.dims()));  // 1 past k
-  std::vector<int64_t> map;
-  for (int64_t d = 0; d < r - 2; ++d) map.push_back(d);
-  map.push_back(r - 1);
-  return fn.multiply(f.q, fn.broadcastInDim(sign, f.q.dims(), map));
+  return scaleLines(fn, f.q, signNonNegative(fn, diagonal(fn, f.r)), false);
 }
 
 }  // namespace
@@ -266,7 +304,11 @@ Svd svd(Function& fn, Value a, bool fullMatrices, bool computeUv) {
   v0 = fn.multiply(v0, constantLike(fn, root2, t, v0.dims()));
   Value uOut = orthonormalize(fn, u0, fullMatrices);
   Value vOut = orthonormalize(fn, v0, fullMatrices);
-  Value vhOut = mT(fn, vOut);
+  // Signs by a fixed convention: the largest entry of each u_i is positive
+  // (v_i follows).
+  Value signs = columnSigns(fn, block(fn, uOut, 0, m, 0, k));
+  uOut = scaleLines(fn, uOut, signs, false);
+  Value vhOut = scaleLines(fn, mT(fn, vOut), signs, true);
   // A zero matrix: the identities, as LAPACK returns (the subgradients of the
   // norms at zero follow from them).
   Value absMax =

@@ -4,7 +4,8 @@ LAPACK's own Q and R), eigh / eigvalsh (both triangles), svd (reduced and
 full, tall / wide / batched, a zero matrix), svdvals, pinv, the nuclear and
 spectral norms and lstsq (every driver's outputs). Eigenvectors and singular
 vectors are unique up to sign, so they compare by absolute value, and through
-reconstruction and orthogonality; gradients go through sign-free functions.
+reconstruction and orthogonality (and the sign convention: each vector's
+largest entry is positive); gradients go through sign-free functions.
 No CPU fallback, in strict and defer mode."""
 
 from __future__ import annotations
@@ -79,6 +80,13 @@ def _check_eigh(a, uplo):
     )
     torch.testing.assert_close(tv @ torch.diag_embed(tw) @ tv.mT, sym, **TOL)
     torch.testing.assert_close(tv.mT @ tv, torch.eye(a.shape[-1]).expand_as(tv), **TOL)
+    _check_sign_convention(tv)
+
+
+def _check_sign_convention(vectors):
+    # The entry of largest magnitude of each column is positive.
+    idx = vectors.abs().argmax(-2, keepdim=True)
+    assert (vectors.gather(-2, idx) > 0).all()
 
 
 def test_eigh():
@@ -104,6 +112,8 @@ def _check_svd(a, full):
     eye_v = torch.eye(tvh.shape[-2]).expand(*a.shape[:-2], -1, -1)
     torch.testing.assert_close(tu.mT @ tu, eye_u, **TOL)
     torch.testing.assert_close(tvh @ tvh.mT, eye_v, **TOL)
+    if a.abs().max() > 0:
+        _check_sign_convention(tu[..., :k])
 
 
 @STRICT
