@@ -52,3 +52,17 @@ def test_embedding_bag_per_sample_weights():
         psw,
         grad=True,
     )
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0])
+def test_embedding_max_norm(norm_type):
+    idx = torch.tensor([[1, 4, 4], [2, 7, 0]])
+
+    def fn(w, i):
+        w = w.clone()
+        out = F.embedding(i, w, max_norm=1.0, norm_type=norm_type)
+        bag = F.embedding_bag(i, w.clone(), max_norm=0.5, norm_type=norm_type)
+        return out, w, bag
+
+    run(fn, torch.randn(8, 3), idx)
+    run(fn, torch.randn(8, 3).bfloat16(), idx, atol=1e-2, rtol=1e-2)
