@@ -82,7 +82,7 @@ def test_inference_is_one_launch_per_call():
     assert after["compiles"] == before["compiles"]
     assert after["graph_runs"] - before["graph_runs"] == 1
     assert after["graphs_compiled"] == before["graphs_compiled"] >= 1
-    assert after["fallbacks"] == {}
+    assert after["fallbacks"] == before["fallbacks"]
 
 
 def train_gpt(device: str, steps: int, compile_step: bool) -> list[float]:
@@ -116,7 +116,7 @@ def test_gpt_training_matches_cpu(mode):
     assert after["graphs_compiled"] - before["graphs_compiled"] == 2
     assert after["graph_runs"] - before["graph_runs"] == 8
     assert after["graph_eager_runs"] == before["graph_eager_runs"]
-    assert after["fallbacks"] == {}
+    assert after["fallbacks"] == before["fallbacks"]
 
 
 def test_compiled_optimizer_step_updates_parameters_in_place():
@@ -240,9 +240,11 @@ def test_dropout_draws_new_random_numbers_each_call():
 
 
 def test_graph_that_cannot_be_captured_runs_op_by_op():
-    # igamma has no tpu lowering: it runs on the CPU, which needs host values.
+    # linalg.eigvals (general eigenvalues) has no tpu lowering: it runs on the
+    # CPU, which needs host values.
     def f(a, b):
-        return torch.igamma(a * 2, b) + 1
+        m = torch.outer(a * 2, b) + torch.eye(5, device=a.device)
+        return torch.linalg.eigvals(m).abs() + 1
 
     a = torch.rand(5) + 0.5
     b = torch.rand(5) + 0.5

@@ -118,6 +118,22 @@ def _group_runs(
     return uniq, inverse.reshape(shape), counts
 
 
+def _requested(
+    self: torch.Tensor,
+    runs: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+    return_inverse: bool,
+    return_counts: bool,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(values, inverse, counts) with empty tensors for the parts not asked
+    for, as PyTorch's kernels return them."""
+    uniq, inverse, counts = runs
+    return (
+        uniq,
+        inverse if return_inverse else _empty_i64(self),
+        counts if return_counts else _empty_i64(self),
+    )
+
+
 def _run_starts(rows: torch.Tensor) -> torch.Tensor:
     """True where a row differs from the one before it (always at row 0)."""
     n = rows.shape[0]
@@ -139,12 +155,8 @@ def _unique2(
     # PyTorch's CPU kernel returns sorted values whether or not `sorted` is set.
     flat = self.reshape(-1)
     values, order = torch.sort(flat, stable=True)
-    uniq, inverse, counts = _group_runs(values, _run_starts(values), order, self.shape)
-    return (
-        uniq,
-        inverse if return_inverse else _empty_i64(self),
-        counts if return_counts else _empty_i64(self),
-    )
+    runs = _group_runs(values, _run_starts(values), order, self.shape)
+    return _requested(self, runs, return_inverse, return_counts)
 
 
 def _unique(
@@ -188,11 +200,7 @@ def _unique_dim_impl(
         ordered, _run_starts(ordered), order, torch.Size([rows.shape[0]])
     )
     out = uniq.reshape([uniq.shape[0], *moved_shape[1:]]).movedim(0, dim)
-    return (
-        out,
-        inverse if return_inverse else _empty_i64(self),
-        counts if return_counts else _empty_i64(self),
-    )
+    return _requested(self, (out, inverse, counts), return_inverse, return_counts)
 
 
 def _unique_dim(
@@ -220,12 +228,8 @@ def _unique_consecutive(
     if dim is not None:
         return _unique_dim_impl(self, dim, False, return_inverse, return_counts)
     flat = self.reshape(-1)
-    uniq, inverse, counts = _group_runs(flat, _run_starts(flat), None, self.shape)
-    return (
-        uniq,
-        inverse if return_inverse else _empty_i64(self),
-        counts if return_counts else _empty_i64(self),
-    )
+    runs = _group_runs(flat, _run_starts(flat), None, self.shape)
+    return _requested(self, runs, return_inverse, return_counts)
 
 
 def _bincount(

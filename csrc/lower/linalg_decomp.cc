@@ -13,27 +13,6 @@ void checkRealFloat(ElementType t, const char* op) {
   }
 }
 
-std::vector<int64_t> batchDims(const Value& a) { return {a.dims().begin(), a.dims().end() - 2}; }
-
-Value mT(Function& fn, Value a) {
-  std::vector<int64_t> perm;
-  for (int64_t d = 0; d < a.rank(); ++d) perm.push_back(d);
-  std::swap(perm[a.rank() - 1], perm[a.rank() - 2]);
-  return fn.transpose(a, perm);
-}
-
-Value matmul(Function& fn, Value a, Value b) {
-  hlo::DotDims d;
-  const int64_t r = a.rank();
-  for (int64_t k = 0; k < r - 2; ++k) {
-    d.lhsBatch.push_back(k);
-    d.rhsBatch.push_back(k);
-  }
-  d.lhsContracting = {r - 1};
-  d.rhsContracting = {r - 2};
-  return fn.dotGeneral(a, b, d, std::nullopt, hlo::Precision::kHighest);
-}
-
 Value eye(Function& fn, ElementType t, const std::vector<int64_t>& batch, int64_t m, int64_t n) {
   std::vector<int64_t> dims = batch;
   dims.push_back(m);
@@ -97,27 +76,12 @@ Value resizeMatrix(Function& fn, Value a, int64_t m, int64_t n) {
   return resizeTrailing(fn, a, {m, n});
 }
 
-Value diagonal(Function& fn, Value a) {
-  const int64_t r = a.rank();
-  const int64_t m = a.dims()[r - 2];
-  const int64_t n = a.dims()[r - 1];
-  const int64_t k = std::min(m, n);
-  Value sq = block(fn, a, 0, k, 0, k);
-  Value masked = fn.select(fn.compare(fn.iota(TensorType(ElementType::kS64, sq.dims()), r - 2),
-                                      fn.iota(TensorType(ElementType::kS64, sq.dims()), r - 1),
-                                      hlo::ComparisonDirection::kEq),
-                           sq, constantLike(fn, 0, a.dtype(), sq.dims()));
-  return fn.reduce(masked, constantLike(fn, 0, a.dtype()), {r - 1}, hlo::BinaryOp::kAdd);
-}
-
 Value signNonNegative(Function& fn, Value x) {
   Value nonNeg =
       fn.compare(x, constantLike(fn, 0, x.dtype(), x.dims()), hlo::ComparisonDirection::kGe);
   return fn.select(nonNeg, constantLike(fn, 1, x.dtype(), x.dims()),
                    constantLike(fn, -1, x.dtype(), x.dims()));
 }
-
-Value zeros(Function& fn, const TensorType& t) { return constantLike(fn, 0, t.dtype, t.dims); }
 
 namespace {
 

@@ -10,18 +10,21 @@
 #include <vector>
 
 #include "lower/common.h"
+#include "lower/linalg_util.h"
 
 namespace torchtpu::lower::decomp {
+
+// The batched matrix helpers of linalg_util.h (batch dims, transpose, matmul,
+// diagonal, zeros) serve here too.
+using linalg::batchDims;
+using linalg::diagonal;
+using linalg::matmul;
+using linalg::mT;
+using linalg::zeros;
 
 // Throws LoweringError (the call falls back) unless t is f32 or f64.
 void checkRealFloat(ElementType t, const char* op);
 
-// The batch dims of a matrix value (all but the last two).
-std::vector<int64_t> batchDims(const Value& a);
-// The transpose of the last two dims.
-Value mT(Function& fn, Value a);
-// a @ b over the last two dims; a and b have the same batch dims.
-Value matmul(Function& fn, Value a, Value b);
 // eye(m, n) of type t, broadcast over `batch`.
 Value eye(Function& fn, ElementType t, const std::vector<int64_t>& batch, int64_t m, int64_t n);
 // Keeps the elements with col - row >= diagonal (upper) or <= diagonal (lower).
@@ -32,12 +35,8 @@ Value block(Function& fn, Value a, int64_t r0, int64_t r1, int64_t c0, int64_t c
 Value resizeLast(Function& fn, Value a, int64_t n);
 // Pads (with zeros) or crops the last two dims to m x n.
 Value resizeMatrix(Function& fn, Value a, int64_t m, int64_t n);
-// The diagonal of the last two dims: [..., min(m, n)].
-Value diagonal(Function& fn, Value a);
 // 1 where x >= 0 and -1 elsewhere.
 Value signNonNegative(Function& fn, Value x);
-// Zeros of the given type (also for empty results).
-Value zeros(Function& fn, const TensorType& t);
 
 // LAPACK geqrf: R in the upper triangle, the Householder vectors below the
 // diagonal, and their scales tau [..., min(m, n)].

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "lower/common.h"
+#include "lower/upsample_scales.h"
 
 namespace torchtpu::lower {
 namespace {
@@ -154,16 +155,6 @@ Value weightMatrix(Function& fn, const Taps& t, ElementType ct,
   return fn.reduce(terms, fn.constant(0, ct), {1}, hlo::BinaryOp::kAdd);
 }
 
-std::vector<std::optional<double>> scalesOf(const LowerCtx& c, int k) {
-  static const char* names1[] = {"scales"};
-  static const char* names2[] = {"scales_h", "scales_w"};
-  static const char* names3[] = {"scales_d", "scales_h", "scales_w"};
-  const char** names = k == 1 ? names1 : k == 2 ? names2 : names3;
-  std::vector<std::optional<double>> out;
-  for (int i = 0; i < k; ++i) out.push_back(c.has(names[i]) ? c.optDouble(names[i]) : std::nullopt);
-  return out;
-}
-
 std::vector<Value> interpolate(LowerCtx& c, int k, Kind kind, bool backward) {
   Function& fn = c.fn;
   Value x = c.tensor(backward ? "grad_output" : "self");
@@ -182,7 +173,7 @@ std::vector<Value> interpolate(LowerCtx& c, int k, Kind kind, bool backward) {
     if (inSize[i] <= 0 || outSize[i] <= 0) c.fail("input and output sizes must be positive");
   }
   const bool align = c.b("align_corners");
-  const auto scales = scalesOf(c, k);
+  const auto scales = upsampleScales(c, k);
   // PyTorch's generic CPU kernel (linear 1d / 3d) stores the weights in the
   // input's type: bfloat16 / half inputs see rounded weights (then accumulate
   // in float). Its bilinear 2d and bicubic kernels keep float weights.

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "lower/common.h"
+#include "lower/max_with_index.h"
 #include "lower/take_along.h"
 
 namespace torchtpu::lower {
@@ -15,22 +16,6 @@ namespace {
 
 using D = hlo::ComparisonDirection;
 using B = hlo::BinaryOp;
-
-// PyTorch's max pooling order on (value, index): NaN above everything (among
-// NaNs the later index), then larger values, among equal values the earlier
-// index.
-std::vector<Value> maxBody(Function& r, const std::vector<Value>& a) {
-  const Value &av = a[0], &ai = a[1], &bv = a[2], &bi = a[3];
-  Value aNan = r.compare(av, av, D::kNe);
-  Value bNan = r.compare(bv, bv, D::kNe);
-  Value takeB = r.binary(B::kAnd, bNan, r.unary(hlo::UnaryOp::kNot, aNan));
-  Value bothNan = r.binary(B::kAnd, aNan, bNan);
-  takeB = r.binary(B::kOr, takeB, r.binary(B::kAnd, bothNan, r.compare(bi, ai, D::kGt)));
-  takeB = r.binary(B::kOr, takeB, r.compare(bv, av, D::kGt));
-  Value equal = r.compare(bv, av, D::kEq);
-  takeB = r.binary(B::kOr, takeB, r.binary(B::kAnd, equal, r.compare(bi, ai, D::kLt)));
-  return {r.select(takeB, bv, av), r.select(takeB, bi, ai)};
-}
 
 std::vector<Value> adaptiveMaxPool(LowerCtx& c, int64_t k) {
   Function& fn = c.fn;
@@ -99,7 +84,7 @@ std::vector<Value> adaptiveMaxPool(LowerCtx& c, int64_t k) {
   flat = fn.select(valid, flat, fn.broadcastInDim(big, shape, {}));
   std::vector<int64_t> windowDims;
   for (int64_t d = 0; d < k; ++d) windowDims.push_back(lead + 2 * d + 1);
-  std::vector<Value> r = fn.reduce({v, flat}, {lowest, big}, windowDims, maxBody);
+  std::vector<Value> r = fn.reduce({v, flat}, {lowest, big}, windowDims, maxWithIndex);
   return {r[0], r[1]};
 }
 

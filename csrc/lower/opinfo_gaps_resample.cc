@@ -7,6 +7,7 @@
 
 #include "lower/common.h"
 #include "lower/take_along.h"
+#include "lower/upsample_scales.h"
 
 namespace torchtpu::lower {
 namespace {
@@ -44,16 +45,6 @@ std::vector<int64_t> padMap(int64_t in, int64_t lo, int64_t hi, bool reflect) {
 
 // ---- upsample_nearest ---------------------------------------------------------------
 
-std::vector<std::optional<double>> scalesOf(const LowerCtx& c, int k) {
-  static const char* names1[] = {"scales"};
-  static const char* names2[] = {"scales_h", "scales_w"};
-  static const char* names3[] = {"scales_d", "scales_h", "scales_w"};
-  const char** names = k == 1 ? names1 : k == 2 ? names2 : names3;
-  std::vector<std::optional<double>> out;
-  for (int i = 0; i < k; ++i) out.push_back(c.has(names[i]) ? c.optDouble(names[i]) : std::nullopt);
-  return out;
-}
-
 std::vector<Value> upsample(LowerCtx& c, int k, bool exact, bool backward) {
   Function& fn = c.fn;
   Value x = c.tensor(backward ? "grad_output" : "self");
@@ -66,7 +57,7 @@ std::vector<Value> upsample(LowerCtx& c, int k, bool exact, bool backward) {
   } else {
     inSize.assign(x.dims().end() - k, x.dims().end());
   }
-  const auto scales = scalesOf(c, k);
+  const auto scales = upsampleScales(c, k);
   for (int i = 0; i < k; ++i) {
     const int64_t dim = x.rank() - k + i;
     const auto idx = nearestMap(inSize[i], outSize[i], scales[i], exact);

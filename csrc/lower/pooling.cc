@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "lower/common.h"
+#include "lower/max_with_index.h"
 
 namespace torchtpu::lower {
 namespace {
@@ -104,26 +105,7 @@ Value planeIndex(Function& fn, const Window& w, const std::vector<int64_t>& dims
 
 // ---- max pooling -------------------------------------------------------------
 
-// Max pooling keeps the first maximum in window order (strictly greater
-// replaces) and lets NaN win (the last NaN seen). As a total order on
-// (value, index): NaN above everything, then larger values, then among equal
-// values the smaller index, among NaNs the larger index.
-std::vector<Value> maxBody(Function& r, const std::vector<Value>& a) {
-  using D = hlo::ComparisonDirection;
-  const Value &av = a[0], &ai = a[1], &bv = a[2], &bi = a[3];
-  using B = hlo::BinaryOp;
-  Value aNan = r.compare(av, av, D::kNe);
-  Value bNan = r.compare(bv, bv, D::kNe);
-  // (b NaN, a not) or (both NaN, b later) or b greater or (equal, b earlier);
-  // the comparisons with a NaN operand are false.
-  Value takeB = r.binary(B::kAnd, bNan, r.unary(hlo::UnaryOp::kNot, aNan));
-  Value bothNan = r.binary(B::kAnd, aNan, bNan);
-  takeB = r.binary(B::kOr, takeB, r.binary(B::kAnd, bothNan, r.compare(bi, ai, D::kGt)));
-  takeB = r.binary(B::kOr, takeB, r.compare(bv, av, D::kGt));
-  Value equal = r.compare(bv, av, D::kEq);
-  takeB = r.binary(B::kOr, takeB, r.binary(B::kAnd, equal, r.compare(bi, ai, D::kLt)));
-  return {r.select(takeB, bv, av), r.select(takeB, bi, ai)};
-}
+// Max pooling picks with maxWithIndex (lower/max_with_index.h).
 
 std::vector<Value> lowerMaxPoolWithIndices(LowerCtx& c) {
   Function& fn = c.fn;
@@ -135,8 +117,8 @@ std::vector<Value> lowerMaxPoolWithIndices(LowerCtx& c) {
   Value idx = planeIndex(fn, w, x.dims());
   Value lowest = fn.constant(-std::numeric_limits<double>::infinity(), x.dtype());
   Value big = fn.constantInt(std::numeric_limits<int64_t>::max(), ElementType::kS64);
-  std::vector<Value> r =
-      fn.reduceWindow({x, idx}, {lowest, big}, a.dims, a.strides, {}, a.dilations, a.pads, maxBody);
+  std::vector<Value> r = fn.reduceWindow({x, idx}, {lowest, big}, a.dims, a.strides, {},
+                                         a.dilations, a.pads, maxWithIndex);
   return {cropTo(fn, r[0], outDims), cropTo(fn, r[1], outDims)};
 }
 
