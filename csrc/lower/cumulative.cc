@@ -97,7 +97,10 @@ Value logAddExp(Function& f, Value a, Value b) {
 std::vector<Value> lowerLogcumsumexp(LowerCtx& c) {
   auto [v, dim] = prepare(c, c.tensor("self"));
   if (!runtime::isFloating(c.result().dtype)) c.fail("logcumsumexp of a non-float type");
-  v = castTo(c.fn, v, accType(c.result().dtype));
+  // float32 scans in float64: PyTorch's backward subtracts exponentials of
+  // these sums, which turns float32 rounding into visible gradient error.
+  const ElementType t = c.result().dtype;
+  v = castTo(c.fn, v, t == ElementType::kF32 ? ElementType::kF64 : accType(t));
   Value r = scanAlong(c.fn, {v}, {c.fn.constant(-INFINITY, v.dtype())}, dim,
                       [](Function& f, const std::vector<Value>& a) {
                         return std::vector<Value>{logAddExp(f, a[0], a[1])};
