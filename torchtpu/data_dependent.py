@@ -44,14 +44,12 @@ def _compact(mask: torch.Tensor, size: int) -> torch.Tensor:
     return out[:size]
 
 
-def _nonzero_static(self: torch.Tensor, *, size: int, fill_value: int = -1) -> torch.Tensor:
-    if size < 0:
-        raise RuntimeError(f"nonzero_static: 'size' must be a non-negative integer, got {size}")
-    mask = (self != 0).reshape(-1)
+def _coords(mask: torch.Tensor, shape: list[int], size: int, fill_value: int) -> torch.Tensor:
+    """The coordinates in `shape` of the first `size` true elements of the flat
+    mask, one row each; rows past the last true element hold `fill_value`."""
     flat = _compact(mask, size)
-    shape = list(self.shape)
     if not shape:  # a 0-d input: one row of no columns per nonzero
-        return torch.empty((size, 0), device=self.device, dtype=torch.int64)
+        return torch.empty((size, 0), device=mask.device, dtype=torch.int64)
     cols = []
     stride = 1
     for dim in reversed(shape):
@@ -62,8 +60,15 @@ def _nonzero_static(self: torch.Tensor, *, size: int, fill_value: int = -1) -> t
     return torch.where(valid, coords, torch.full_like(coords, fill_value))
 
 
+def _nonzero_static(self: torch.Tensor, *, size: int, fill_value: int = -1) -> torch.Tensor:
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be a non-negative integer, got {size}")
+    return _coords((self != 0).reshape(-1), list(self.shape), size, fill_value)
+
+
 def _nonzero(self: torch.Tensor) -> torch.Tensor:
-    return _nonzero_static(self, size=_count((self != 0).reshape(-1)), fill_value=-1)
+    mask = (self != 0).reshape(-1)
+    return _coords(mask, list(self.shape), _count(mask), -1)
 
 
 def _nonzero_out(self: torch.Tensor, *, out: torch.Tensor) -> torch.Tensor:

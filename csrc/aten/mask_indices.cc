@@ -25,6 +25,9 @@ bool isMask(const std::optional<at::Tensor>& t) {
 }  // namespace
 
 bool expandMaskIndices(const c10::FunctionSchema& schema, torch::jit::Stack* stack) {
+  // Every op passes here: only the index family (index, index_put,
+  // _index_put_impl_, _unsafe_index, ...) takes a "Tensor?[] indices".
+  if (schema.name().find("index") == std::string::npos) return false;
   const auto selfArg = argIndex(schema, "self");
   const auto indicesArg = argIndex(schema, "indices");
   if (!selfArg || !indicesArg) return false;

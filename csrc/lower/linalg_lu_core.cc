@@ -20,6 +20,22 @@ Value bcast(Function& fn, Value x, const std::vector<int64_t>& dims,
 
 Value andOp(Function& fn, Value a, Value b) { return fn.binary(BinaryOp::kAnd, a, b); }
 
+// perm [B, m] with entries k (a scalar) and p[b] (pVec: p broadcast to [B, m])
+// exchanged in each row b.
+Value swapEntries(Function& r, Value perm, Value k, Value pVec) {
+  const int64_t batch = perm.dims()[0];
+  const std::vector<int64_t> vec = perm.dims();
+  const Value zero = i32(r, 0);
+  const Value rowsV = r.iota(TensorType(kI32, vec), 1);
+  const Value kVec = bcast(r, k, vec, {});
+  Value permK = bcast(r, r.reshape(r.dynamicSlice(perm, {zero, k}, {batch, 1}), {batch}), vec, {0});
+  Value permP = r.reduce(r.select(r.compare(rowsV, pVec, Dir::kEq), perm, i32(r, 0, vec)),
+                         i32(r, 0), {1}, BinaryOp::kAdd);
+  permP = bcast(r, permP, vec, {0});
+  return r.select(r.compare(rowsV, kVec, Dir::kEq), permP,
+                  r.select(r.compare(rowsV, pVec, Dir::kEq), permK, perm));
+}
+
 }  // namespace
 
 Lu luFactor(Function& fn, Value a) {
@@ -60,13 +76,7 @@ Lu luFactor(Function& fn, Value a) {
         rowP = bcast(r, rowP, mat, {0, 2});
         x = r.select(r.compare(rows, kMat, Dir::kEq), rowP,
                      r.select(r.compare(rows, pMat, Dir::kEq), rowK, x));
-        Value permK =
-            bcast(r, r.reshape(r.dynamicSlice(perm, {zero, k}, {batch, 1}), {batch}), vec, {0});
-        Value permP = r.reduce(r.select(r.compare(rowsV, pVec, Dir::kEq), perm, i32(r, 0, vec)),
-                               i32(r, 0), {1}, BinaryOp::kAdd);
-        permP = bcast(r, permP, vec, {0});
-        perm = r.select(r.compare(rowsV, kVec, Dir::kEq), permP,
-                        r.select(r.compare(rowsV, pVec, Dir::kEq), permK, perm));
+        perm = swapEntries(r, perm, k, pVec);
         piv = r.dynamicUpdateSlice(piv, r.reshape(r.add(p, i32(r, 1, {batch})), {batch, 1}),
                                    {zero, k});
         // Scale the column below the pivot, unless the pivot is zero (info).
@@ -111,18 +121,9 @@ Value permFromPivots(Function& fn, Value pivots, int64_t m) {
       },
       [&](Function& r, const std::vector<Value>& v) {
         const Value k = v[0], zero = i32(r, 0);
-        Value perm = v[1];
-        const Value rowsV = r.iota(TensorType(kI32, vec), 1);
         Value p = r.reshape(r.dynamicSlice(pivots, {zero, k}, {batch, 1}), {batch});
         p = r.subtract(p, i32(r, 1, {batch}));
-        const Value pVec = bcast(r, p, vec, {0}), kVec = bcast(r, k, vec, {});
-        Value permK =
-            bcast(r, r.reshape(r.dynamicSlice(perm, {zero, k}, {batch, 1}), {batch}), vec, {0});
-        Value permP = r.reduce(r.select(r.compare(rowsV, pVec, Dir::kEq), perm, i32(r, 0, vec)),
-                               i32(r, 0), {1}, BinaryOp::kAdd);
-        permP = bcast(r, permP, vec, {0});
-        perm = r.select(r.compare(rowsV, kVec, Dir::kEq), permP,
-                        r.select(r.compare(rowsV, pVec, Dir::kEq), permK, perm));
+        Value perm = swapEntries(r, v[1], k, bcast(r, p, vec, {0}));
         return std::vector<Value>{r.add(k, i32(r, 1)), perm};
       });
   return out[1];
