@@ -80,6 +80,10 @@ int intBits(ElementType t) { return static_cast<int>(runtime::elementByteSize(t)
 
 }  // namespace
 
+ElementType accType(ElementType t) {
+  return (t == ElementType::kF16 || t == ElementType::kBF16) ? ElementType::kF32 : t;
+}
+
 ElementType promoteTypes(ElementType a, ElementType b) {
   if (a == b) return a;
   TypeCategory ca = category(a), cb = category(b);

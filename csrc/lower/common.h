@@ -20,6 +20,9 @@ Value fit(Function& fn, Value x, ElementType t, const std::vector<int64_t>& dims
 
 // PyTorch's promotion of two element types (promote_types).
 ElementType promoteTypes(ElementType a, ElementType b);
+// The type computations on `t` run and accumulate in (PyTorch's opmath type):
+// f32 for the 16-bit floats f16 and bf16, otherwise `t` itself.
+ElementType accType(ElementType t);
 
 // Type categories for promotion with dimensionless operands.
 enum class TypeCategory { kBool, kInteger, kFloating, kComplex };

@@ -44,10 +44,6 @@ ConvParams params(const LowerCtx& c, int64_t spatial) {
   return p;
 }
 
-ElementType accType(ElementType t) {
-  return (t == ElementType::kBF16 || t == ElementType::kF16) ? ElementType::kF32 : t;
-}
-
 hlo::Precision precisionFor(ElementType t) {
   return runtime::isFloating(t) ? hlo::Precision::kHighest : hlo::Precision::kDefault;
 }

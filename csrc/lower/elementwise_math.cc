@@ -78,10 +78,6 @@ Value erfcLarge(Function& fn, Value a) {
 
 }  // namespace
 
-ElementType opmathType(ElementType t) {
-  return (t == ElementType::kBF16 || t == ElementType::kF16) ? ElementType::kF32 : t;
-}
-
 bool isFloat(ElementType t) { return runtime::isFloating(t) && !runtime::isComplex(t); }
 
 Prepared prepare(Function& fn, const std::vector<Operand>& operands, Promote promote, bool opmath) {
@@ -95,7 +91,7 @@ Prepared prepare(Function& fn, const std::vector<Operand>& operands, Promote pro
   }
   p.common = resultType(operands);
   if (promote == Promote::kIntToFloat && !isFloat(p.common)) p.common = ElementType::kF32;
-  p.compute = opmath ? opmathType(p.common) : p.common;
+  p.compute = opmath ? accType(p.common) : p.common;
   p.dims = broadcastShapes(shapes);
   for (const Operand& o : operands) p.values.push_back(fit(fn, o.value, p.compute, p.dims));
   return p;
@@ -483,7 +479,7 @@ Value unary(Function& fn, Unary op, Value x) {
                              op == Unary::kFloor || op == Unary::kCeil || op == Unary::kRound ||
                              op == Unary::kTrunc || op == Unary::kFrac;
   if (!isFloat(t) && !keepsIntegers) t = ElementType::kF32;
-  x = castTo(fn, x, opmathType(t));
+  x = castTo(fn, x, accType(t));
   if (!isFloat(x.dtype())) {
     // Integers and booleans for the ops that keep them.
     switch (op) {

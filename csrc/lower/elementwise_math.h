@@ -13,9 +13,6 @@
 
 namespace torchtpu::lower::ew {
 
-// The type PyTorch computes in for elements of type t: f16/bf16 compute in
-// f32 (rounded once to the result type by the bridge), others in themselves.
-ElementType opmathType(ElementType t);
 bool isFloat(ElementType t);  // floating point, not complex
 
 // How integer/bool operands promote.
@@ -28,7 +25,7 @@ enum class Promote {
 struct Prepared {
   std::vector<Value> values;  // broadcast to `dims`, of type `compute`
   ElementType common;         // PyTorch's common dtype (after Promote)
-  ElementType compute;        // opmathType(common)
+  ElementType compute;        // accType(common)
   std::vector<int64_t> dims;  // broadcast shape
 };
 // Promotes (PyTorch result_type), broadcasts and casts the operands. Throws

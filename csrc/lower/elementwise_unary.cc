@@ -57,7 +57,7 @@ const Registrar kRoundDecimals({"aten::round.decimals", "aten::round.decimals_ou
                                  Value x = c.tensor("self");
                                  const int64_t d = c.i("decimals");
                                  if (!ew::isFloat(x.dtype())) return {x};
-                                 x = castTo(c.fn, x, ew::opmathType(x.dtype()));
+                                 x = castTo(c.fn, x, accType(x.dtype()));
                                  Value p = ew::splat(c.fn, std::pow(10.0, std::abs(d)), x);
                                  auto round = [&](Value v) {
                                    return c.fn.unary(hlo::UnaryOp::kRoundNearestEven, v);
@@ -71,7 +71,7 @@ const Registrar kLogit({"aten::logit", "aten::logit.out", "aten::logit_"},
                        [](LowerCtx& c) -> std::vector<Value> {
                          Value x = c.tensor("self");
                          if (!ew::isFloat(x.dtype())) x = castTo(c.fn, x, ElementType::kF32);
-                         x = castTo(c.fn, x, ew::opmathType(x.dtype()));
+                         x = castTo(c.fn, x, accType(x.dtype()));
                          if (auto eps = c.optDouble("eps")) {
                            Value lo = ew::splat(c.fn, *eps, x), hi = ew::splat(c.fn, 1 - *eps, x);
                            x = c.fn.select(c.fn.compare(x, lo, Dir::kLt), lo,
@@ -153,7 +153,7 @@ const Registrar kSquare({"aten::square", "aten::square.out", "aten::square_"},
                           Value x = c.tensor("self");
                           if (x.dtype() == ElementType::kPred)
                             x = castTo(c.fn, x, ElementType::kS64);
-                          x = castTo(c.fn, x, ew::opmathType(x.dtype()));
+                          x = castTo(c.fn, x, accType(x.dtype()));
                           return {c.fn.multiply(x, x)};
                         });
 

@@ -6,10 +6,6 @@
 namespace torchtpu::lower {
 namespace {
 
-ElementType accType(ElementType t) {
-  return (t == ElementType::kBF16 || t == ElementType::kF16) ? ElementType::kF32 : t;
-}
-
 Value flatIndices(LowerCtx& c, Value indices) {
   if (!runtime::isInteger(indices.dtype())) c.fail("indices must be an integer tensor");
   return c.fn.reshape(castTo(c.fn, indices, ElementType::kS64), {indices.t().numElements(), 1});

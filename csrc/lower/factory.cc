@@ -51,8 +51,7 @@ std::vector<Value> lowerLinspace(LowerCtx& c) {
   const bool floating = runtime::isFloating(out.dtype);
   if (!floating && !runtime::isInteger(out.dtype)) c.fail("unsupported dtype");
   // Floating results compute in their own type (f32 for 16-bit); integers in f64.
-  ElementType ct = floating ? out.dtype : ElementType::kF64;
-  if (ct == ElementType::kBF16 || ct == ElementType::kF16) ct = ElementType::kF32;
+  const ElementType ct = floating ? accType(out.dtype) : ElementType::kF64;
   Value start = castTo(fn, number(c, "start"), floating ? ct : out.dtype);
   Value end = castTo(fn, number(c, "end"), floating ? ct : out.dtype);
   start = castTo(fn, start, ct);

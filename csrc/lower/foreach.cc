@@ -156,7 +156,7 @@ Value normOf(Function& fn, Value x, Value ord, std::optional<ElementType> dtype)
   if (runtime::isComplex(x.dtype())) throw LoweringError("complex operands are not lowered");
   ElementType t = dtype.value_or(x.dtype());
   if (!ew::isFloat(t)) throw LoweringError("norm of an integer tensor");
-  Value a = fn.abs(castTo(fn, x, ew::opmathType(t)));
+  Value a = fn.abs(castTo(fn, x, accType(t)));
   const ElementType ct = a.dtype();
   const std::vector<int64_t> all = normDims({}, a.rank(), true);
   const double inf = std::numeric_limits<double>::infinity();

@@ -9,11 +9,6 @@
 namespace torchtpu::lower {
 namespace {
 
-// The type products accumulate in for a result of type t.
-ElementType accType(ElementType t) {
-  return (t == ElementType::kBF16 || t == ElementType::kF16) ? ElementType::kF32 : t;
-}
-
 hlo::Precision precisionFor(ElementType t) {
   return runtime::isFloating(t) || runtime::isComplex(t) ? hlo::Precision::kHighest
                                                          : hlo::Precision::kDefault;

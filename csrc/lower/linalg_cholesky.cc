@@ -14,7 +14,7 @@ Value floatInput(LowerCtx& c, std::string_view name) {
   if (!runtime::isFloating(x.dtype()) || runtime::isComplex(x.dtype())) {
     c.fail("Cholesky of " + std::string(runtime::elementTypeName(x.dtype())) + " is not lowered");
   }
-  return castTo(c.fn, x, computeType(x.dtype()));
+  return castTo(c.fn, x, accType(x.dtype()));
 }
 
 // The lower (or upper) factor, zeros in the other triangle.

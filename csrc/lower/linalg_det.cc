@@ -22,7 +22,7 @@ Factored factorFor(LowerCtx& c) {
     c.fail("determinant of " + std::string(runtime::elementTypeName(a.dtype())) +
            " is not lowered");
   }
-  const ElementType t = computeType(a.dtype());
+  const ElementType t = accType(a.dtype());
   a = castTo(fn, a, t);
   const std::vector<int64_t> batch = batchDims(a);
   if (isContiguous(c, "A")) a = mT(fn, a);

@@ -19,7 +19,7 @@ Solved solve(LowerCtx& c, Value a, Value b, bool left) {
   if (!runtime::isFloating(a.dtype()) || runtime::isComplex(a.dtype())) {
     c.fail("solve of " + std::string(runtime::elementTypeName(a.dtype())) + " is not lowered");
   }
-  const ElementType t = computeType(a.dtype());
+  const ElementType t = accType(a.dtype());
   a = castTo(fn, a, t);
   b = castTo(fn, b, t);
   const std::vector<int64_t> batchA = batchDims(a);
@@ -68,7 +68,7 @@ std::vector<Value> lowerInvEx(LowerCtx& c) {
   Value a = c.tensor("A");
   if (a.t().numElements() == 0) return {zeros(fn, c.result(0)), zeros(fn, c.result(1))};
   const int64_t n = a.dims()[a.rank() - 1];
-  Solved s = solve(c, a, eye(fn, computeType(a.dtype()), {}, n), true);
+  Solved s = solve(c, a, eye(fn, accType(a.dtype()), {}, n), true);
   return {s.x, s.info};
 }
 

@@ -11,7 +11,7 @@ ElementType floatType(LowerCtx& c, const Value& x) {
   if (!runtime::isFloating(x.dtype()) || runtime::isComplex(x.dtype())) {
     c.fail("LU of " + std::string(runtime::elementTypeName(x.dtype())) + " is not lowered");
   }
-  return computeType(x.dtype());
+  return accType(x.dtype());
 }
 
 // P [.., m, m] with P[r, i] = (perm[i] == r), so that A = P L U.

@@ -28,7 +28,7 @@ std::vector<Value> lowerMatrixExp(LowerCtx& c) {
     c.fail("matrix_exp of 16-bit floats is left to the CPU kernel");
   }
   if (a.t().numElements() == 0) return {a};
-  const ElementType t = computeType(a.dtype());
+  const ElementType t = accType(a.dtype());
   const std::vector<int64_t> batch = batchDims(a);
   a = flattenBatch(fn, castTo(fn, a, t));
   const int64_t nb = a.dims()[0], n = a.dims()[1];

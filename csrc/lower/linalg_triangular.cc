@@ -14,7 +14,7 @@ Value floatInput(LowerCtx& c, std::string_view name) {
     c.fail("triangular solve of " + std::string(runtime::elementTypeName(x.dtype())) +
            " is not lowered");
   }
-  return castTo(c.fn, x, computeType(x.dtype()));
+  return castTo(c.fn, x, accType(x.dtype()));
 }
 
 std::vector<Value> lowerSolveTriangular(LowerCtx& c) {

@@ -82,10 +82,6 @@ Value diagonal(Function& fn, Value x) {
   return fn.reduce(x, fn.constant(0, x.dtype()), {r - 1}, hlo::BinaryOp::kAdd);
 }
 
-ElementType computeType(ElementType t) {
-  return (t == ElementType::kBF16 || t == ElementType::kF16) ? ElementType::kF32 : t;
-}
-
 Value gatherRows(Function& fn, Value x, Value idx) {
   const int64_t batch = x.dims()[0], r = idx.dims()[1], k = x.dims()[2];
   hlo::GatherDims g;

@@ -28,8 +28,6 @@ Value eye(Function& fn, ElementType t, const std::vector<int64_t>& batch, int64_
 Value triangle(Function& fn, Value x, bool lower, int64_t k = 0);
 // The main diagonal: [..., m, n] -> [..., min(m, n)].
 Value diagonal(Function& fn, Value x);
-// The type computations run in: f32 for 16-bit floats, else the type itself.
-ElementType computeType(ElementType t);
 // y[b, i, :] = x[b, idx[b, i], :] for x [B, m, k] and integer idx [B, r].
 Value gatherRows(Function& fn, Value x, Value idx);
 // Solves op(a) x = b (left) or x op(a) = b with batch dimensions broadcast

@@ -27,8 +27,7 @@ using hlo::BinaryOp;
 using hlo::UnaryOp;
 
 ElementType computeType(const Value& v) {
-  const ElementType t = v.dtype();
-  if (t == ElementType::kF16 || t == ElementType::kBF16) return ElementType::kF32;
+  const ElementType t = accType(v.dtype());
   if (t != ElementType::kF32 && t != ElementType::kF64) {
     throw LoweringError("fused RNN cell: needs floating-point tensors");
   }

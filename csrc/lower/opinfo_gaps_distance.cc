@@ -17,10 +17,6 @@ using D = hlo::ComparisonDirection;
 using B = hlo::BinaryOp;
 using U = hlo::UnaryOp;
 
-ElementType calcType(ElementType t) {
-  return (t == ElementType::kBF16 || t == ElementType::kF16) ? ElementType::kF32 : t;
-}
-
 double checkedP(const LowerCtx& c) {
   const double p = c.d("p");
   if (std::isnan(p) || p < 0) c.fail("p must be a non-negative number");
@@ -98,7 +94,7 @@ Value pairDiff(LowerCtx& c, Value x1, Value x2, const std::vector<int64_t>& batc
   const int64_t p = x1.dims()[x1.rank() - 2], r = x2.dims()[x2.rank() - 2];
   const int64_t m = x1.dims().back();
   if (x2.dims().back() != m) c.fail("cdist inputs must have the same number of columns");
-  const ElementType t = calcType(promoteTypes(x1.dtype(), x2.dtype()));
+  const ElementType t = accType(promoteTypes(x1.dtype(), x2.dtype()));
   std::vector<int64_t> d1 = batch, d2 = batch, full = batch;
   d1.insert(d1.end(), {p, m});
   d2.insert(d2.end(), {r, m});
@@ -157,7 +153,7 @@ std::vector<Value> pdistForward(LowerCtx& c) {
   Value x = c.tensor("self");
   if (x.rank() != 2) c.fail("pdist needs a 2-d input");
   const double p = checkedP(c);
-  const ElementType t = calcType(x.dtype());
+  const ElementType t = accType(x.dtype());
   x = castTo(fn, x, t);
   std::vector<int64_t> is, js;
   pairs(x.dims()[0], is, js);
@@ -171,7 +167,7 @@ std::vector<Value> pdistBackward(LowerCtx& c) {
   Value x = c.tensor("self");
   if (x.rank() != 2) c.fail("pdist needs a 2-d input");
   const double p = checkedP(c);
-  const ElementType t = calcType(x.dtype());
+  const ElementType t = accType(x.dtype());
   x = castTo(fn, x, t);
   const int64_t n = x.dims()[0];
   std::vector<int64_t> is, js;

@@ -12,10 +12,6 @@ namespace {
 using D = hlo::ComparisonDirection;
 using B = hlo::BinaryOp;
 
-ElementType calcType(ElementType t) {
-  return (t == ElementType::kBF16 || t == ElementType::kF16) ? ElementType::kF32 : t;
-}
-
 // Scores as [N, C] and targets as [N] (multi) or [N, C] (multilabel).
 struct Batch {
   Value x, target;
@@ -32,7 +28,7 @@ Batch batchOf(LowerCtx& c, Value x, Value target, bool multilabel) {
     target =
         fn.reshape(target, multilabel ? std::vector<int64_t>{1, classes} : std::vector<int64_t>{1});
   }
-  Batch b{castTo(fn, x, calcType(x.dtype())), castTo(fn, target, ElementType::kS64), x.dims()[0],
+  Batch b{castTo(fn, x, accType(x.dtype())), castTo(fn, target, ElementType::kS64), x.dims()[0],
           x.dims()[1]};
   const std::vector<int64_t> want =
       multilabel ? std::vector<int64_t>{b.n, b.c} : std::vector<int64_t>{b.n};

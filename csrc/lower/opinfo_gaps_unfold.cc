@@ -70,9 +70,7 @@ std::vector<Value> col2im(LowerCtx& c) {
   if (x.dims()[1] % kk != 0 || x.dims()[2] != g.oh * g.ow)
     c.fail("input does not match the blocks");
   const int64_t ch = x.dims()[1] / kk;
-  const ElementType t = x.dtype() == ElementType::kBF16 || x.dtype() == ElementType::kF16
-                            ? ElementType::kF32
-                            : x.dtype();
+  const ElementType t = accType(x.dtype());
   Value cols = fn.reshape(castTo(fn, x, t), {n, ch, kk, g.oh, g.ow});
   const int64_t hp = out[0] + 2 * g.ph, wp = out[1] + 2 * g.pw;
   Value zero = fn.constant(0, t);

@@ -16,10 +16,6 @@ namespace {
 
 using hlo::PadPair;
 
-ElementType accType(ElementType t) {
-  return (t == ElementType::kBF16 || t == ElementType::kF16) ? ElementType::kF32 : t;
-}
-
 // Kernel, stride, padding and dilation of one pooling call, per spatial dim.
 struct Window {
   int64_t spatial = 0;  // number of pooled dims

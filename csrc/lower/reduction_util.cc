@@ -8,10 +8,6 @@ namespace torchtpu::lower {
 using hlo::BinaryOp;
 using hlo::ComparisonDirection;
 
-ElementType accType(ElementType t) {
-  return (t == ElementType::kF16 || t == ElementType::kBF16) ? ElementType::kF32 : t;
-}
-
 std::vector<int64_t> allDims(int64_t rank) {
   std::vector<int64_t> out;
   for (int64_t k = 0; k < rank; ++k) out.push_back(k);

@@ -12,10 +12,6 @@
 
 namespace torchtpu::lower {
 
-// The type PyTorch accumulates reductions of `t` in: f32 for f16/bf16,
-// otherwise `t` itself.
-ElementType accType(ElementType t);
-
 // All dimensions 0..rank-1.
 std::vector<int64_t> allDims(int64_t rank);
 // The dimensions of `rank` that are not in `dims`.
