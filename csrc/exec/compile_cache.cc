@@ -76,14 +76,16 @@ std::string compileCacheDir() {
   return "";
 }
 
-std::shared_ptr<runtime::Executable> compileCached(const std::string& text,
-                                                   const std::string& what) {
+std::shared_ptr<runtime::Executable> compileCached(const std::string& text, const std::string& what,
+                                                   const runtime::CompileOptions& options) {
+  const std::string optionsKey = options.fingerprint();
+  const bool defaultOptions = optionsKey == runtime::CompileOptions{}.fingerprint();
   const auto& c = client();
   const std::string dir = compileCacheDir();
   std::string key;
   fs::path path;
   if (!dir.empty()) {
-    key = pluginIdentity() + "\n" + text;
+    key = pluginIdentity() + "\n" + (defaultOptions ? "" : optionsKey + "\n") + text;
     char name[32];
     std::snprintf(name, sizeof(name), "%016llx.exe", static_cast<unsigned long long>(fnv1a(key)));
     path = fs::path(dir) / name;
@@ -133,7 +135,7 @@ std::shared_ptr<runtime::Executable> compileCached(const std::string& text,
   };
   std::shared_ptr<runtime::Executable> exe;
   try {
-    exe = c->compile(text);
+    exe = c->compile(text, options);
   } catch (...) {
     finish();
     throw;

@@ -10,15 +10,17 @@
 #include <memory>
 #include <string>
 
+#include "runtime/compile_options.h"
 #include "runtime/executable.h"
 
 namespace torchtpu::exec {
 
 // Compiles `text` (or loads it from the disk cache), counting compiles, their
 // time and disk hits in metrics; `what` names the program in slow-compile
-// messages.
-std::shared_ptr<runtime::Executable> compileCached(const std::string& text,
-                                                   const std::string& what);
+// messages. `options` other than the default (replicated programs) are part
+// of the key.
+std::shared_ptr<runtime::Executable> compileCached(const std::string& text, const std::string& what,
+                                                   const runtime::CompileOptions& options = {});
 
 // The cache directory in use ("" when disabled).
 std::string compileCacheDir();

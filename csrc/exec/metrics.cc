@@ -49,6 +49,7 @@ void Metrics::reset() {
   graphCompileNanos = 0;
   graphRuns = 0;
   graphEagerRuns = 0;
+  compiledCollectives = 0;
   std::lock_guard<std::mutex> lock(mu_);
   fallbacks_.clear();
   flushes_.clear();

@@ -28,6 +28,8 @@ struct Metrics {
   std::atomic<int64_t> graphCompileNanos{0};
   std::atomic<int64_t> graphRuns{0};
   std::atomic<int64_t> graphEagerRuns{0};
+  // Collectives run as replicated device programs (exec/collective.h).
+  std::atomic<int64_t> compiledCollectives{0};
 
   void addFlush(const std::string& reason);
   std::map<std::string, int64_t> flushes() const;

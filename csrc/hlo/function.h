@@ -35,6 +35,9 @@ class Module;
 // outside it. Bodies of reduce, reduce_window, scatter, sort and
 // select_and_scatter are isolated (they see only their arguments); while and if
 // regions may also use the enclosing function's values.
+// Replica groups of a collective: each lists replica ids.
+using ReplicaGroups = std::vector<std::vector<int64_t>>;
+
 using RegionFn =
     std::function<std::vector<Value>(Function& region, const std::vector<Value>& args)>;
 
@@ -199,6 +202,26 @@ class Function {
   std::vector<Value> customCall(const std::string& target, std::vector<Value> operands,
                                 std::vector<TensorType> results,
                                 const std::string& backendConfig = "");
+
+  // ---- collectives (replicated programs) -------------------------------------
+  // Each group lists replica ids; every replica is in exactly one group, and
+  // all groups have the same size. The ops run across the replicas of a
+  // program compiled with several replicas (runtime CompileOptions).
+  // Elementwise reduction of x over each group with `combiner`.
+  Value allReduce(Value x, const ReplicaGroups& groups, BinaryOp combiner);
+  // The group's x concatenated along `dim`, in group order.
+  Value allGather(Value x, int64_t dim, const ReplicaGroups& groups);
+  // allReduce, then the group member at position i keeps the i-th of equal
+  // blocks along `dim` (whose size must divide by the group size).
+  Value reduceScatter(Value x, int64_t dim, const ReplicaGroups& groups, BinaryOp combiner);
+  // x split in group-size blocks along `splitDim`; block j goes to member j,
+  // which concatenates what it receives along `concatDim` in member order.
+  Value allToAll(Value x, int64_t splitDim, int64_t concatDim, const ReplicaGroups& groups);
+  // Replica `source` sends x to replica `target` for each pair; replicas that
+  // receive nothing get zeros.
+  Value collectivePermute(Value x, const std::vector<std::pair<int64_t, int64_t>>& pairs);
+  // This replica's id (ui32 scalar).
+  Value replicaId();
 
   // ---- misc ---------------------------------------------------------------
   // Returns (new state, random bits of type `out`).

@@ -9,5 +9,6 @@ void bindRuntime(pybind11::module_& m);
 void bindTorch(pybind11::module_& m);
 void bindGraphs(pybind11::module_& m);
 void bindKernels(pybind11::module_& m);
+void bindCollectives(pybind11::module_& m);
 
 }  // namespace torchtpu::python

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_C, m) {
   torchtpu::python::bindTorch(m);
   torchtpu::python::bindGraphs(m);
   torchtpu::python::bindKernels(m);
+  torchtpu::python::bindCollectives(m);
 }

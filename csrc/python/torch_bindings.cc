@@ -43,6 +43,7 @@ py::dict metricsDict() {
   d["graph_compile_seconds"] = m.graphCompileNanos.load() / 1e9;
   d["graph_runs"] = m.graphRuns.load();
   d["graph_eager_runs"] = m.graphEagerRuns.load();
+  d["compiled_collectives"] = m.compiledCollectives.load();
   return d;
 }
 

@@ -136,6 +136,13 @@ PJRT_Device* Client::rawDevice(int index) const {
   return rawDevices_[index];
 }
 
+int Client::deviceIndexOf(const PJRT_Device* device) const {
+  for (size_t i = 0; i < rawDevices_.size(); ++i) {
+    if (rawDevices_[i] == device) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 Client::HostToDevice Client::toDeviceAsync(const void* data, ElementType type,
                                            const std::vector<int64_t>& dims, int device) const {
   checkDevice(device);

@@ -68,6 +68,8 @@ class Client : public std::enable_shared_from_this<Client> {
   Client(std::shared_ptr<Plugin> plugin, PJRT_Client* client);
   PJRT_Client* raw() const { return client_; }
   PJRT_Device* rawDevice(int index) const;
+  // The index of an addressable device (-1 if it is not one of this client's).
+  int deviceIndexOf(const PJRT_Device* device) const;
 
  private:
   void checkDevice(int device) const;

@@ -33,7 +33,13 @@ void putMessageField(std::string& out, int field, const std::string& message) {
 constexpr int kBuildDeviceOrdinal = 1;
 constexpr int kBuildNumReplicas = 4;
 constexpr int kBuildNumPartitions = 5;
+constexpr int kBuildDeviceAssignment = 9;
 constexpr int kBuildOptimizationLevel = 24;
+// xla.DeviceAssignmentProto (and its ComputationDevice) field numbers.
+constexpr int kAssignReplicaCount = 1;
+constexpr int kAssignComputationCount = 2;
+constexpr int kAssignComputationDevices = 3;
+constexpr int kComputationReplicaDeviceIds = 1;
 // xla.CompileOptionsProto field numbers.
 constexpr int kCompilePortable = 4;
 constexpr int kCompileBuildOptions = 3;
@@ -41,22 +47,39 @@ constexpr int kCompileBuildOptions = 3;
 }  // namespace
 
 std::string CompileOptions::serialize() const {
+  const bool assigned = !replicaDevices.empty();
   std::string build;
   putVarintField(build, kBuildDeviceOrdinal, deviceOrdinal);
-  putVarintField(build, kBuildNumReplicas, numReplicas);
+  putVarintField(build, kBuildNumReplicas,
+                 assigned ? static_cast<int64_t>(replicaDevices.size()) : numReplicas);
   putVarintField(build, kBuildNumPartitions, numPartitions);
+  if (assigned) {
+    std::string computation;
+    for (int64_t id : replicaDevices) putVarintField(computation, kComputationReplicaDeviceIds, id);
+    std::string assignment;
+    putVarintField(assignment, kAssignReplicaCount, static_cast<int64_t>(replicaDevices.size()));
+    putVarintField(assignment, kAssignComputationCount, 1);
+    putMessageField(assignment, kAssignComputationDevices, computation);
+    putMessageField(build, kBuildDeviceAssignment, assignment);
+  }
   if (optimizationLevel) putVarintField(build, kBuildOptimizationLevel, *optimizationLevel);
 
   std::string out;
   putMessageField(out, kCompileBuildOptions, build);
-  if (portable) putBoolField(out, kCompilePortable, true);
+  if (portable && !assigned) putBoolField(out, kCompilePortable, true);
   return out;
 }
 
 std::string CompileOptions::fingerprint() const {
   std::ostringstream out;
-  out << "r" << numReplicas << "p" << numPartitions << "d" << deviceOrdinal << (portable ? "P" : "")
-      << "o" << (optimizationLevel ? std::to_string(*optimizationLevel) : "-");
+  out << "r" << numReplicas;
+  if (!replicaDevices.empty()) {
+    out << "[";
+    for (int64_t id : replicaDevices) out << id << ",";
+    out << "]";
+  }
+  out << "p" << numPartitions << "d" << deviceOrdinal << (portable ? "P" : "") << "o"
+      << (optimizationLevel ? std::to_string(*optimizationLevel) : "-");
   return out.str();
 }
 

@@ -4,11 +4,16 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace torchtpu::runtime {
 
 struct CompileOptions {
   int64_t numReplicas = 1;
+  // The plugin's global device id of each replica (one partition). When set,
+  // numReplicas is its size and the executable is not portable: it runs on
+  // these devices, one launch across all of them (Executable::executeReplicated).
+  std::vector<int64_t> replicaDevices;
   int64_t numPartitions = 1;
   // -1 leaves the choice to the plugin (device 0 for a single device).
   int64_t deviceOrdinal = -1;

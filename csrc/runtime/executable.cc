@@ -26,6 +26,13 @@ Executable::Executable(std::shared_ptr<const Client> client, PJRT_LoadedExecutab
   detail::Args<PJRT_Executable_Destroy_Args> destroy;
   destroy->executable = inner;
   TORCHTPU_PJRT_CALL(api, PJRT_Executable_Destroy, destroy);
+
+  detail::Args<PJRT_LoadedExecutable_AddressableDevices_Args> devs;
+  devs->executable = exe_;
+  TORCHTPU_PJRT_CALL(api, PJRT_LoadedExecutable_AddressableDevices, devs);
+  for (size_t i = 0; i < devs->num_addressable_devices; ++i) {
+    devices_.push_back(client_->deviceIndexOf(devs->addressable_devices[i]));
+  }
 }
 
 Executable::~Executable() {
@@ -37,9 +44,8 @@ Executable::~Executable() {
   }
 }
 
-ExecuteResult Executable::execute(const std::vector<const Buffer*>& args,
-                                  const ExecuteOptions& options) const {
-  const PJRT_Api* api = client_->plugin().api();
+std::vector<PJRT_Buffer*> Executable::rawArguments(const std::vector<const Buffer*>& args,
+                                                   int device) const {
   if (parameters_ && args.size() != parameters_->size()) {
     throw Error(ErrorCode::kInvalidArgument,
                 "program '" + name_ + "' takes " + std::to_string(parameters_->size()) +
@@ -60,8 +66,26 @@ ExecuteResult Executable::execute(const std::vector<const Buffer*>& args,
                         (*parameters_)[i].str() + ", got " + given.str());
       }
     }
+    if (device >= 0 && args[i]->deviceIndex() != device) {
+      throw Error(ErrorCode::kInvalidArgument, "argument " + std::to_string(i) + " of program '" +
+                                                   name_ + "' is on device " +
+                                                   std::to_string(args[i]->deviceIndex()) +
+                                                   ", expected device " + std::to_string(device));
+    }
     rawArgs.push_back(args[i]->raw());
   }
+  return rawArgs;
+}
+
+ExecuteResult Executable::execute(const std::vector<const Buffer*>& args,
+                                  const ExecuteOptions& options) const {
+  const PJRT_Api* api = client_->plugin().api();
+  if (devices_.size() > 1) {
+    throw Error(ErrorCode::kInvalidArgument, "program '" + name_ + "' is replicated over " +
+                                                 std::to_string(devices_.size()) +
+                                                 " devices: launch it with executeReplicated");
+  }
+  std::vector<PJRT_Buffer*> rawArgs = rawArguments(args, -1);
   PJRT_Buffer* const* argList = rawArgs.data();
 
   std::vector<PJRT_Buffer*> rawOuts(numOutputs_, nullptr);
@@ -89,6 +113,55 @@ ExecuteResult Executable::execute(const std::vector<const Buffer*>& args,
   result.outputs.reserve(numOutputs_);
   for (PJRT_Buffer* b : rawOuts) result.outputs.emplace_back(client_, b, device);
   return result;
+}
+
+std::vector<ExecuteResult> Executable::executeReplicated(
+    const std::vector<std::vector<const Buffer*>>& argsPerDevice,
+    const ExecuteOptions& options) const {
+  const PJRT_Api* api = client_->plugin().api();
+  const size_t n = devices_.size();
+  if (argsPerDevice.size() != n) {
+    throw Error(ErrorCode::kInvalidArgument, "program '" + name_ + "' runs on " +
+                                                 std::to_string(n) + " device(s) but was given " +
+                                                 std::to_string(argsPerDevice.size()) +
+                                                 " argument list(s)");
+  }
+  std::vector<std::vector<PJRT_Buffer*>> rawArgs;
+  std::vector<PJRT_Buffer* const*> argLists;
+  rawArgs.reserve(n);
+  for (size_t d = 0; d < n; ++d) {
+    rawArgs.push_back(rawArguments(argsPerDevice[d], devices_[d]));
+    if (rawArgs.back().size() != rawArgs.front().size()) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "program '" + name_ + "': every device needs the same number of arguments");
+    }
+    argLists.push_back(rawArgs.back().data());
+  }
+  std::vector<std::vector<PJRT_Buffer*>> rawOuts(n, std::vector<PJRT_Buffer*>(numOutputs_));
+  std::vector<PJRT_Buffer**> outLists;
+  for (auto& o : rawOuts) outLists.push_back(o.data());
+  std::vector<PJRT_Event*> doneEvents(n, nullptr);
+
+  detail::Args<PJRT_ExecuteOptions> opts;
+  opts->non_donatable_input_indices = options.nonDonatable.data();
+  opts->num_non_donatable_input_indices = options.nonDonatable.size();
+  detail::Args<PJRT_LoadedExecutable_Execute_Args> exec;
+  exec->executable = exe_;
+  exec->options = opts.get();
+  exec->argument_lists = argLists.data();
+  exec->num_devices = n;
+  exec->num_args = rawArgs.empty() ? 0 : rawArgs.front().size();
+  exec->output_lists = outLists.data();
+  exec->device_complete_events = doneEvents.data();
+  TORCHTPU_PJRT_CALL(api, PJRT_LoadedExecutable_Execute, exec);
+
+  std::vector<ExecuteResult> results(n);
+  for (size_t d = 0; d < n; ++d) {
+    results[d].done = Event(api, doneEvents[d]);
+    results[d].outputs.reserve(numOutputs_);
+    for (PJRT_Buffer* b : rawOuts[d]) results[d].outputs.emplace_back(client_, b, devices_[d]);
+  }
+  return results;
 }
 
 std::string Executable::serialize() const {

@@ -10,6 +10,7 @@
 #include "runtime/event.h"
 #include "runtime/program_signature.h"
 
+struct PJRT_Buffer;
 struct PJRT_LoadedExecutable;
 
 namespace torchtpu::runtime {
@@ -42,12 +43,24 @@ class Executable {
   const std::optional<std::vector<ArrayType>>& parameters() const { return parameters_; }
   void setParameters(std::optional<std::vector<ArrayType>> p) { parameters_ = std::move(p); }
 
-  // Launches the program. Arguments aliased to outputs (tf.aliasing_output)
+  // Launches the program on one device. Arguments aliased to outputs (tf.aliasing_output)
   // are donated: their Buffer objects report isDeleted() afterwards. The
   // launch is asynchronous; outputs can be used at once (later programs and
   // host copies wait for them).
   ExecuteResult execute(const std::vector<const Buffer*>& args,
                         const ExecuteOptions& options = {}) const;
+
+  // The client device indices this executable runs on, in launch order: one
+  // for a single-device program, one per replica for a replicated one.
+  const std::vector<int>& devices() const { return devices_; }
+
+  // Launches a replicated program on all of its devices at once (collectives
+  // in the program exchange data between them). `argsPerDevice[i]` are the
+  // arguments for devices()[i] and must live on that device. Returns one
+  // result per device, in the same order.
+  std::vector<ExecuteResult> executeReplicated(
+      const std::vector<std::vector<const Buffer*>>& argsPerDevice,
+      const ExecuteOptions& options = {}) const;
 
   // Bytes that Client::deserialize turns back into this executable.
   std::string serialize() const;
@@ -56,10 +69,15 @@ class Executable {
   Executable(std::shared_ptr<const Client> client, PJRT_LoadedExecutable* exe);
 
  private:
+  // Checks a launch's arguments (count, liveness, types, and their device
+  // when `device` >= 0) and returns their PJRT handles.
+  std::vector<PJRT_Buffer*> rawArguments(const std::vector<const Buffer*>& args, int device) const;
+
   std::shared_ptr<const Client> client_;
   PJRT_LoadedExecutable* exe_ = nullptr;
   std::string name_;
   size_t numOutputs_ = 0;
+  std::vector<int> devices_;
   std::optional<std::vector<ArrayType>> parameters_;
 };
 
