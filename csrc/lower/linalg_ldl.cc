@@ -35,25 +35,21 @@ struct Ops {
   Value and_(Value a, Value c) { return r.binary(BinaryOp::kAnd, a, c); }
   Value or_(Value a, Value c) { return r.binary(BinaryOp::kOr, a, c); }
   Value not_(Value a) { return r.unary(hlo::UnaryOp::kNot, a); }
-  // Column idx[b] of each matrix: [B, n].
-  Value col(Value w, Value idx) {
-    Value hit = r.compare(iota(mat(), 2), onM(idx), Dir::kEq);
-    return r.reduce(r.select(hit, w, k(0, mat())), r.constant(0, t), {2}, BinaryOp::kAdd);
+  // Entry idx[b] of dimension `dim` of each x[b] (x [B, ...] of any element
+  // type, idx [B]), that dimension summed out: a row (dim 1) or column (dim 2)
+  // of a matrix, an element (dim 1) of a vector.
+  Value pick(Value x, Value idx, int64_t dim) {
+    const std::vector<int64_t> d = x.dims();
+    Value hit = r.compare(iota(d, dim), r.broadcastInDim(idx, d, {0}), Dir::kEq);
+    Value zeros = constantLike(r, 0, x.dtype(), d);
+    return r.reduce(r.select(hit, x, zeros), constantLike(r, 0, x.dtype()), {dim}, BinaryOp::kAdd);
   }
-  // Row idx[b] of each matrix: [B, n].
-  Value row(Value w, Value idx) {
-    Value hit = r.compare(iota(mat(), 1), onM(idx), Dir::kEq);
-    return r.reduce(r.select(hit, w, k(0, mat())), r.constant(0, t), {1}, BinaryOp::kAdd);
-  }
+  // Column idx[b] of each matrix w [B, n, k]: [B, n].
+  Value col(Value w, Value idx) { return pick(w, idx, 2); }
+  // Row idx[b] of each matrix w [B, n, k]: [B, k].
+  Value row(Value w, Value idx) { return pick(w, idx, 1); }
   // Element idx[b] of each vector: [B].
-  Value at(Value v, Value idx) {
-    Value hit = r.compare(iota(vec(), 1), onV(idx), Dir::kEq);
-    return r.reduce(r.select(hit, v, k(0, vec())), r.constant(0, t), {1}, BinaryOp::kAdd);
-  }
-  Value atI(Value v, Value idx) {
-    Value hit = r.compare(iota(vec(), 1), onV(idx), Dir::kEq);
-    return r.reduce(r.select(hit, v, i32(0, vec())), r.constantInt(0, kI32), {1}, BinaryOp::kAdd);
-  }
+  Value at(Value v, Value idx) { return pick(v, idx, 1); }
   // A rounded product (kept out of a fused multiply-add, as LAPACK rounds it).
   Value mulR(Value a, Value c) { return r.optimizationBarrier({r.multiply(a, c)})[0]; }
   // x [B, m, k] with rows a[b] and c[b] exchanged.
@@ -177,11 +173,7 @@ Value solveLoops(Function& fn, Value ld, Value piv, Value x) {
   const int64_t nb = ld.dims()[0], n = ld.dims()[1], m = x.dims()[2];
   const ElementType t = ld.dtype();
   const std::vector<int64_t> xd{nb, n, m};
-  // Rows of x as [B, m] and updates of x by a per-row factor.
-  auto rowOf = [&](Ops& o, Value xv, Value idx) {
-    Value hit = o.r.compare(o.iota(xd, 1), o.r.broadcastInDim(idx, xd, {0}), Dir::kEq);
-    return o.r.reduce(o.r.select(hit, xv, o.k(0, xd)), o.r.constant(0, t), {1}, BinaryOp::kAdd);
-  };
+  // Updates of x's rows by a per-row factor.
   auto setRow = [&](Ops& o, Value xv, Value idx, Value rowv, Value when) {
     Value hit = o.r.compare(o.iota(xd, 1), o.r.broadcastInDim(idx, xd, {0}), Dir::kEq);
     hit = o.and_(hit, o.r.broadcastInDim(when, xd, {0}));
@@ -210,7 +202,7 @@ Value solveLoops(Function& fn, Value ld, Value piv, Value x) {
         const std::vector<int64_t> one{nb};
         Value kb = v[1], xv = v[2];
         Value active = r.compare(kb, o.i32(n, one), Dir::kLt);
-        Value p = o.atI(piv, kb);
+        Value p = o.at(piv, kb);
         Value two = r.compare(p, o.i32(0, one), Dir::kLt);
         Value k1 = r.add(kb, o.i32(1, one));
         Value idx = o.iota(o.vec(), 1);
@@ -218,7 +210,7 @@ Value solveLoops(Function& fn, Value ld, Value piv, Value x) {
         Value kp = r.subtract(p, o.i32(1, one));
         Value x1 = o.swapRows(xv, kb, kp);
         Value ck = o.col(ld, kb);
-        Value rk = rowOf(o, x1, kb);
+        Value rk = o.row(x1, kb);
         x1 = ger(o, x1, ck, rk, r.compare(idx, o.onV(kb), Dir::kGt));
         Value inv = r.divide(o.k(1, one), o.at(ck, kb));
         x1 = setRow(o, x1, kb, r.multiply(rk, r.broadcastInDim(inv, {nb, m}, {0})), active);
@@ -227,9 +219,9 @@ Value solveLoops(Function& fn, Value ld, Value piv, Value x) {
         Value x2 = o.swapRows(xv, k1, kp2);
         Value ck1 = o.col(ld, k1);
         Value after = r.compare(idx, o.onV(k1), Dir::kGt);
-        Value r0 = rowOf(o, x2, kb);
+        Value r0 = o.row(x2, kb);
         x2 = ger(o, x2, ck, r0, after);
-        Value r1 = rowOf(o, x2, k1);
+        Value r1 = o.row(x2, k1);
         x2 = ger(o, x2, ck1, r1, after);
         Value akm1k = o.at(ck, k1);
         Value akm1 = r.divide(o.at(ck, kb), akm1k);
@@ -260,17 +252,17 @@ Value solveLoops(Function& fn, Value ld, Value piv, Value x) {
         Value kb = v[1], xv = v[2];
         Value active = r.compare(kb, o.i32(0, one), Dir::kGe);
         Value kc = r.maximum(kb, o.i32(0, one));
-        Value p = o.atI(piv, kc);
+        Value p = o.at(piv, kc);
         Value two = r.compare(p, o.i32(0, one), Dir::kLt);
         Value km1 = r.maximum(r.subtract(kc, o.i32(1, one)), o.i32(0, one));
         Value idx = o.iota(o.vec(), 1);
         Value after = r.compare(idx, o.onV(kc), Dir::kGt);
         Value ck = o.col(ld, kc);
-        Value rk = r.subtract(rowOf(o, xv, kc), gemvT(o, xv, ck, after));
+        Value rk = r.subtract(o.row(xv, kc), gemvT(o, xv, ck, after));
         Value x1 = setRow(o, xv, kc, rk, active);
         Value x2 = x1;
         Value ckm1 = o.col(ld, km1);
-        Value rkm1 = r.subtract(rowOf(o, xv, km1), gemvT(o, xv, ckm1, after));
+        Value rkm1 = r.subtract(o.row(xv, km1), gemvT(o, xv, ckm1, after));
         x2 = setRow(o, x2, km1, rkm1, o.and_(active, two));
         Value kp =
             r.select(two, r.subtract(r.negate(p), o.i32(1, one)), r.subtract(p, o.i32(1, one)));
