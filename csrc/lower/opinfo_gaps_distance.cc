@@ -138,47 +138,51 @@ std::vector<Value> cdistBackward(LowerCtx& c) {
   return {sumTo(fn, g, c.result().dims)};
 }
 
-// The row pairs (i < j) of an n-row matrix, in pdist's order.
-void pairs(int64_t n, std::vector<int64_t>& is, std::vector<int64_t>& js) {
+// pdist's operands: self [n, m] in the computation type t, p, the row pairs
+// (i < j) in pdist's order and, when there is a pair, x[i] - x[j] of each.
+struct RowPairs {
+  Value x, diff;
+  double p = 0;
+  ElementType t = ElementType::kF32;
+  std::vector<int64_t> is, js;
+};
+
+RowPairs rowPairs(LowerCtx& c) {
+  Function& fn = c.fn;
+  RowPairs r;
+  r.x = c.tensor("self");
+  if (r.x.rank() != 2) c.fail("pdist needs a 2-d input");
+  r.p = checkedP(c);
+  r.t = accType(r.x.dtype());
+  r.x = castTo(fn, r.x, r.t);
+  const int64_t n = r.x.dims()[0];
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = i + 1; j < n; ++j) {
-      is.push_back(i);
-      js.push_back(j);
+      r.is.push_back(i);
+      r.js.push_back(j);
     }
   }
+  if (!r.is.empty()) r.diff = fn.subtract(takeAlong(fn, r.x, 0, r.is), takeAlong(fn, r.x, 0, r.js));
+  return r;
 }
 
 std::vector<Value> pdistForward(LowerCtx& c) {
-  Function& fn = c.fn;
-  Value x = c.tensor("self");
-  if (x.rank() != 2) c.fail("pdist needs a 2-d input");
-  const double p = checkedP(c);
-  const ElementType t = accType(x.dtype());
-  x = castTo(fn, x, t);
-  std::vector<int64_t> is, js;
-  pairs(x.dims()[0], is, js);
-  if (is.empty()) return {fn.constant(0, t, {0})};
-  Value diff = fn.subtract(takeAlong(fn, x, 0, is), takeAlong(fn, x, 0, js));
-  return {pnorm(fn, diff, p)};
+  const RowPairs r = rowPairs(c);
+  if (r.is.empty()) return {c.fn.constant(0, r.t, {0})};
+  return {pnorm(c.fn, r.diff, r.p)};
 }
 
 std::vector<Value> pdistBackward(LowerCtx& c) {
   Function& fn = c.fn;
-  Value x = c.tensor("self");
-  if (x.rank() != 2) c.fail("pdist needs a 2-d input");
-  const double p = checkedP(c);
-  const ElementType t = accType(x.dtype());
-  x = castTo(fn, x, t);
-  const int64_t n = x.dims()[0];
-  std::vector<int64_t> is, js;
-  pairs(n, is, js);
-  if (is.empty()) return {fn.constant(0, t, x.dims())};
-  Value diff = fn.subtract(takeAlong(fn, x, 0, is), takeAlong(fn, x, 0, js));
-  const std::vector<int64_t>& full = diff.dims();
+  const RowPairs r = rowPairs(c);
+  const ElementType t = r.t;
+  if (r.is.empty()) return {fn.constant(0, t, r.x.dims())};
+  const int64_t n = r.x.dims()[0];
+  const std::vector<int64_t>& full = r.diff.dims();
   Value distB = fn.broadcastInDim(castTo(fn, c.tensor("pdist"), t), full, {0});
   Value gradB = fn.broadcastInDim(castTo(fn, c.tensor("grad"), t), full, {0});
-  Value g = distGrad(fn, diff, distB, gradB, p);
-  return {fn.subtract(addAlong(fn, g, 0, is, n), addAlong(fn, g, 0, js, n))};
+  Value g = distGrad(fn, r.diff, distB, gradB, r.p);
+  return {fn.subtract(addAlong(fn, g, 0, r.is, n), addAlong(fn, g, 0, r.js, n))};
 }
 
 const Registrar kCdist({"aten::_cdist_forward", "aten::_cdist_forward.out"}, cdistForward);

@@ -18,6 +18,7 @@ using D = hlo::ComparisonDirection;
 using B = hlo::BinaryOp;
 
 struct Segments {
+  ElementType t = ElementType::kF32;  // the data's (floating) type
   int64_t axis = 0, s = 0, l = 0;
   std::vector<int64_t> full;     // [pre..., S, L, post...]
   std::vector<int64_t> outDims;  // [pre..., S, post...]
@@ -28,9 +29,14 @@ struct Segments {
   std::string reduce;
 };
 
-Segments segments(LowerCtx& c, Value data, ElementType t) {
+// The segments of segment_reduce's (or its backward op's) data.
+Segments segments(LowerCtx& c) {
   Function& fn = c.fn;
+  Value data = c.tensor("data");
+  if (!runtime::isFloating(data.dtype())) c.fail("segment_reduce of a non-floating tensor");
+  const ElementType t = data.dtype();
   Segments g;
+  g.t = t;
   g.reduce = c.str("reduce");
   g.axis = normDim(c.i("axis"), data.rank());
   if (c.has("indices") && !c.isNone("indices")) c.fail("segment_reduce with indices");
@@ -102,11 +108,9 @@ Value overL(Function& fn, const Segments& g, Value x) {
 
 std::vector<Value> segmentReduce(LowerCtx& c) {
   Function& fn = c.fn;
-  Value data = c.tensor("data");
-  if (!runtime::isFloating(data.dtype())) c.fail("segment_reduce of a non-floating tensor");
-  const ElementType t = data.dtype();
-  const Segments g = segments(c, data, t);
-  const int64_t l = g.axis + 1;
+  const Segments g = segments(c);
+  const ElementType t = g.t;
+  const int64_t l = g.axis + 1;  // the segments' L dim in g.full
   const double inf = std::numeric_limits<double>::infinity();
   auto init = [&](double dflt) { return g.initial ? *g.initial : fn.constant(dflt, t); };
   // PyTorch accumulates in the data's type, one element after another: for
@@ -155,11 +159,9 @@ std::vector<Value> segmentReduce(LowerCtx& c) {
 
 std::vector<Value> segmentReduceBackward(LowerCtx& c) {
   Function& fn = c.fn;
-  Value data = c.tensor("data");
-  if (!runtime::isFloating(data.dtype())) c.fail("segment_reduce of a non-floating tensor");
-  const ElementType t = data.dtype();
-  const Segments g = segments(c, data, t);
-  const int64_t l = g.axis + 1;
+  const Segments g = segments(c);
+  const ElementType t = g.t;
+  const int64_t l = g.axis + 1;  // the segments' L dim in g.full
   Value grad = castTo(fn, c.tensor("grad"), t);
   Value out = castTo(fn, c.tensor("output"), t);
   Value zerosF = fn.constant(0, t, g.full);
