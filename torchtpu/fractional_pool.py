@@ -10,11 +10,20 @@ returned; the backward adds each output gradient at its index.
 
 from __future__ import annotations
 
+import functools
+
 import torch
 
 __all__ = ["register"]
 
 _lib: torch.library.Library | None = None
+
+
+@functools.lru_cache(maxsize=256)
+def _alpha(span: int, steps: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """``span / steps`` as a 0-d tensor of dtype (rounded as PyTorch's kernel rounds
+    it), on device: computed and uploaded once per key, not on every call."""
+    return (torch.tensor(float(span), dtype=dtype) / float(steps)).to(device)
 
 
 def _starts(u: torch.Tensor, size: int, k: int, out: int) -> torch.Tensor:
@@ -23,7 +32,7 @@ def _starts(u: torch.Tensor, size: int, k: int, out: int) -> torch.Tensor:
     last = torch.full((n, c, 1), size - k, device=u.device, dtype=torch.int64)
     if out == 1:
         return last
-    alpha = (torch.tensor(float(size - k), dtype=u.dtype) / float(out - 1)).to(u.device)
+    alpha = _alpha(size - k, out - 1, u.dtype, u.device)
     i = torch.arange(out - 1, device=u.device, dtype=u.dtype)
     uu = u.unsqueeze(-1)
     seq = torch.trunc((i + uu) * alpha).to(torch.int64) - torch.trunc(uu * alpha).to(torch.int64)

@@ -47,3 +47,20 @@ def test_functional_api_and_errors():
     )
     with pytest.raises(RuntimeError, match="too large"):
         torch.ops.aten.fractional_max_pool2d(x, [3, 3], [9, 9], torch.rand(1, 2, 2, device="tpu"))
+
+
+def test_no_upload_per_call(mode):
+    """The interval factor is uploaded once per shape, not on every call (in
+    strict mode the Python numbers of the composed ops still travel as runtime
+    scalars, so the check is on the deferred trace)."""
+    if mode != "defer":
+        pytest.skip("strict launches pass Python numbers as runtime scalars")
+    x = torch.randn(2, 3, 11, 11, device="tpu")
+    s = torch.rand(2, 3, 2, device="tpu")
+    torch.ops.aten.fractional_max_pool2d(x, [3, 3], [5, 4], s)
+    torchtpu.sync()
+    torchtpu.metrics.reset()
+    for _ in range(3):
+        torch.ops.aten.fractional_max_pool2d(x, [3, 3], [5, 4], s)
+    torchtpu.sync()
+    assert torchtpu.metrics.counters()["host_to_device_bytes"] == 0
