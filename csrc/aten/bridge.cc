@@ -44,7 +44,7 @@ struct ReturnSpec {
 // What a cached call needs besides the compiled program.
 struct BridgeEntry {
   std::shared_ptr<const exec::CompiledOp> compiled;  // null until run in strict mode
-  std::vector<ReturnSpec> returns;
+  std::shared_ptr<const std::vector<ReturnSpec>> returns;
   std::vector<hlo::TensorType> results;
   std::vector<ir::OpCall::WriteTarget> writeBack;
   std::string unsupported;  // non-empty: go straight to the CPU fallback
@@ -61,9 +61,9 @@ std::string opName(const c10::FunctionSchema& schema) {
   return n.overload_name.empty() ? n.name : n.name + "." + n.overload_name;
 }
 
-c10::TypePtr unwrapOptional(const c10::TypePtr& t) {
-  if (auto o = t->castRaw<c10::OptionalType>()) return o->getElementType();
-  return t;
+const c10::Type* unwrapOptional(const c10::TypePtr& t) {
+  if (auto o = t->castRaw<c10::OptionalType>()) return o->getElementType().get();
+  return t.get();
 }
 
 // Ops whose Scalar arguments decide output shapes: their values are part of
@@ -84,6 +84,37 @@ bool needsImplicitRng(const std::string& op) {
     if (base == r) return true;
   }
   return false;
+}
+
+// What the kernel needs to know about an operator by its name, worked out
+// once per operator and thread instead of on every call.
+struct OpInfo {
+  // Checks that the schema address still is this operator.
+  std::string baseName, overloadName;
+  std::string name;  // "aten::add.Tensor"
+  bool staticScalars = false;
+  bool implicitRng = false;
+  bool lowered = false;  // a lowering was found (lowerings are never removed)
+};
+
+const OpInfo& opInfo(const c10::FunctionSchema& schema) {
+  // Keyed by the schema's address, which is stable while the operator is
+  // registered; a schema freed and another registered at its address (custom
+  // ops) is caught by the name check.
+  thread_local std::unordered_map<const c10::FunctionSchema*, OpInfo> cache;
+  OpInfo& info = cache[&schema];
+  if (info.name.empty() || info.baseName != schema.name() ||
+      info.overloadName != schema.overload_name()) {
+    info.baseName = schema.name();
+    info.overloadName = schema.overload_name();
+    info.name = opName(schema);
+    info.staticScalars = scalarsAreStatic(info.name);
+    info.implicitRng = needsImplicitRng(info.name);
+    info.lowered = false;
+  }
+  // Not cached while missing: custom kernels register lowerings at run time.
+  if (!info.lowered) info.lowered = lower::findLowering(info.name) != nullptr;
+  return info;
 }
 
 std::vector<uint8_t> scalarBytes(const c10::Scalar& s, hlo::TensorType& type) {
@@ -115,7 +146,15 @@ std::vector<uint8_t> scalarBytes(const c10::Scalar& s, hlo::TensorType& type) {
 // Gathers an op call's arrays, views and scalars from the stack.
 class CallBuilder {
  public:
-  CallBuilder(const std::string& name) { call_.op = name; }
+  explicit CallBuilder(const std::string& name, size_t nargs = 2) {
+    call_.op = name;
+    call_.argNames.reserve(nargs + 1);
+    call_.args.reserve(nargs + 1);
+    call_.arrays.reserve(nargs);
+    arrays_.reserve(nargs);
+    storages_.reserve(nargs);
+    pendings_.reserve(nargs);
+  }
 
   ir::OpCall call_;
   std::vector<exec::ArrayPtr> arrays_;
@@ -215,16 +254,17 @@ class CallBuilder {
 
   int device() const { return device_ >= 0 ? device_ : currentDevice(); }
 
-  // Where each array comes from, for recording into a trace.
-  std::vector<exec::ArrayBinding> bindings() const {
+  // Where each array comes from, for recording into a trace (moves the
+  // arrays and pending values out of the builder).
+  std::vector<exec::ArrayBinding> takeBindings() {
     std::vector<exec::ArrayBinding> out(arrays_.size());
     for (size_t k = 0; k < arrays_.size(); ++k) {
       if (k < pendings_.size() && pendings_[k]) {
         out[k].kind = exec::ArrayBinding::Kind::kPending;
-        out[k].pending = pendings_[k];
+        out[k].pending = std::move(pendings_[k]);
       } else if (arrays_[k]) {
         out[k].kind = exec::ArrayBinding::Kind::kArray;
-        out[k].array = arrays_[k];
+        out[k].array = std::move(arrays_[k]);
       }
     }
     return out;
@@ -272,14 +312,18 @@ class CallBuilder {
 
 // Fills the builder from the stack. Returns false (with `why`) for an argument
 // kind the bridge does not handle.
-bool describeArgs(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
-                  CallBuilder& b, std::string& why) {
-  const bool staticScalars = scalarsAreStatic(b.call_.op);
+bool describeArgs(const c10::FunctionSchema& schema, const OpInfo& info,
+                  const std::vector<c10::IValue>& args, CallBuilder& b, std::string& why) {
+  const bool staticScalars = info.staticScalars;
   // Find the device first so CPU scalars and generators know where to go.
-  for (const auto& v : args) {
+  size_t first = args.size();
+  ir::TensorRef firstRef;
+  for (size_t k = 0; k < args.size(); ++k) {
+    const c10::IValue& v = args[k];
     if (v.isTensor() && v.toTensor().defined() &&
         v.toTensor().device().type() == c10::DeviceType::PrivateUse1) {
-      b.tensor(v.toTensor());
+      firstRef = b.tensor(v.toTensor());
+      first = k;
       break;
     }
   }
@@ -288,8 +332,12 @@ bool describeArgs(const c10::FunctionSchema& schema, const std::vector<c10::IVal
     const c10::IValue& v = args[k];
     ir::ArgValue av;
     b.call_.argNames.push_back(a.name());
-    const c10::TypePtr type = unwrapOptional(a.real_type());
-    if (v.isNone()) {
+    const c10::Type* type = unwrapOptional(a.real_type());
+    if (k == first) {
+      // Described above (describing it again would give the same view).
+      av.kind = Kind::kTensor;
+      av.tensor = std::move(firstRef);
+    } else if (v.isNone()) {
       av.kind = Kind::kNone;
     } else if (v.isTensor() && v.toTensor().defined() &&
                v.toTensor().unsafeGetTensorImpl()->is_wrapped_number()) {
@@ -304,7 +352,7 @@ bool describeArgs(const c10::FunctionSchema& schema, const std::vector<c10::IVal
       av.tensor = b.tensor(v.toTensor());
       b.cpuIndices_ = false;
     } else if (type->kind() == TypeKind::ListType) {
-      const c10::TypePtr elem = unwrapOptional(type->castRaw<c10::ListType>()->getElementType());
+      const c10::Type* elem = unwrapOptional(type->castRaw<c10::ListType>()->getElementType());
       if (elem->kind() == TypeKind::TensorType) {
         av.kind = Kind::kTensorList;
         b.cpuIndices_ = a.name() == "indices";
@@ -397,7 +445,7 @@ bool describeArgs(const c10::FunctionSchema& schema, const std::vector<c10::IVal
   // Random ops whose schema has no generator still draw from the default one.
   bool hasRng = false;
   for (const auto& a : b.call_.args) hasRng = hasRng || a.kind == Kind::kRng;
-  if (!hasRng && needsImplicitRng(b.call_.op)) {
+  if (!hasRng && info.implicitRng) {
     ir::ArgValue av;
     av.kind = Kind::kRng;
     av.scalar = b.rng(std::nullopt);
@@ -643,9 +691,10 @@ void rethrowRuntimeError(const std::exception& e, const std::string& what) {
 
 void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
-  const std::string name = opName(schema);
+  const OpInfo& info = opInfo(schema);
+  const std::string& name = info.name;
   const size_t nargs = schema.arguments().size();
-  if (lower::findLowering(name) == nullptr) return cpuFallback(op, stack, name, "no lowering");
+  if (!info.lowered) return cpuFallback(op, stack, name, "no lowering");
   expandMaskIndices(schema, stack);
 
   // Lazy conjugate/negative views (x.conj(), x.conj().imag) reach backends
@@ -664,15 +713,15 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const bool defer = exec::launchMode() == exec::LaunchMode::kDefer;
   std::vector<c10::IValue> args(stack->end() - nargs, stack->end());
   std::shared_ptr<const exec::CompiledOp> compiled;
-  std::vector<ReturnSpec> returns;
+  std::shared_ptr<const std::vector<ReturnSpec>> returnsPtr;
   std::optional<CallBuilder> builder;
   std::string key;
   bool ready = false;
   for (int attempt = 0; attempt < 2 && !ready; ++attempt) {
-    builder.emplace(name);
+    builder.emplace(name, nargs);
     builder->deferred_ = defer;
     std::string why;
-    if (!describeArgs(schema, args, *builder, why)) return cpuFallback(op, stack, name, why);
+    if (!describeArgs(schema, info, args, *builder, why)) return cpuFallback(op, stack, name, why);
     // The key holds everything but the results, which follow from it.
     ir::OpCall& call = builder->call_;
     key = call.key();
@@ -684,7 +733,7 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
           return cpuFallback(op, stack, name, it->second.unsupported);
         }
         compiled = it->second.compiled;
-        returns = it->second.returns;
+        returnsPtr = it->second.returns;
         call.results = it->second.results;
         call.writeBack = it->second.writeBack;
         if (defer || compiled) exec::metrics().cacheHits += 1;
@@ -692,13 +741,17 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       }
     }
     if (!ready) {
+      auto returns = std::make_shared<std::vector<ReturnSpec>>();
+      returnsPtr = returns;
       bool resized = false;
-      if (!inferResults(op, args, call, returns, resized, why)) {
+      if (!inferResults(op, args, call, *returns, resized, why)) {
         std::lock_guard<std::mutex> lock(entryMu);
         entries()[key].unsupported = why;
         return cpuFallback(op, stack, name, why);
       }
       if (resized) continue;  // out= arguments changed shape: describe again
+    } else if (defer || compiled) {
+      break;  // cached: nothing to compile or store
     }
     try {
       if (defer) {
@@ -721,7 +774,7 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       return cpuFallback(op, stack, name, why);
     }
     BridgeEntry& entry = entries()[key];
-    entry.returns = returns;
+    entry.returns = returnsPtr;
     entry.results = call.results;
     entry.writeBack = call.writeBack;
     if (compiled) entry.compiled = compiled;
@@ -730,21 +783,25 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   TORCH_CHECK(ready, "torchtpu: ", name, ": out= arguments kept changing shape");
 
   CallBuilder& b = *builder;
+  const std::vector<ReturnSpec>& returns = *returnsPtr;
   std::vector<at::Tensor> newResults;
   if (defer) {
     exec::RecordedOutputs rec;
+    const int device = b.device();
     try {
-      rec = exec::recordOpCall(b.call_, key, b.bindings(), std::move(b.scalars_), b.device(),
+      // The call and its key move into the trace.
+      rec = exec::recordOpCall(std::move(b.call_), std::move(key), b.takeBindings(),
+                               std::move(b.scalars_), device,
                                exec::sourceLinesEnabled() ? userSourceLine() : std::string());
     } catch (const std::exception& e) {
       rethrowRuntimeError(e, name);
     }
-    const std::vector<int> order = exec::updatedArrayOrder(b.call_);
-    for (size_t k = 0; k < order.size(); ++k) {
-      exec::DeviceStorage* ds = b.storages_[order[k]];
-      if (ds != nullptr) ds->setPending(rec.updatedArrays[k]);
+    for (size_t k = 0; k < rec.updatedArrayIndex.size(); ++k) {
+      exec::DeviceStorage* ds = b.storages_[rec.updatedArrayIndex[k]];
+      if (ds != nullptr) ds->setPending(std::move(rec.updatedArrays[k]));
     }
-    for (const auto& p : rec.newResults) newResults.push_back(newPendingTensor(p, b.device()));
+    newResults.reserve(rec.newResults.size());
+    for (const auto& p : rec.newResults) newResults.push_back(newPendingTensor(p, device));
   } else {
     exec::LaunchResult launched;
     try {
@@ -828,10 +885,11 @@ void deviceCopy(const at::Tensor& dst, const at::Tensor& src) {
     }
     b.call_.results.push_back(typeOf(dst));
     b.call_.writeBack.push_back({0, -1});
-    const std::string key = b.call_.key();
+    std::string key = b.call_.key();
     exec::RecordedOutputs rec;
+    const int device = b.device();
     try {
-      rec = exec::recordOpCall(b.call_, key, b.bindings(), {}, b.device(),
+      rec = exec::recordOpCall(std::move(b.call_), std::move(key), b.takeBindings(), {}, device,
                                exec::sourceLinesEnabled() ? userSourceLine() : std::string());
     } catch (const std::exception& e) {
       rethrowRuntimeError(e, "copy_");

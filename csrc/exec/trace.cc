@@ -431,9 +431,8 @@ bool sourceLinesEnabled() {
   return enabled;
 }
 
-RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
-                             std::vector<ArrayBinding> arrays, std::vector<HostScalar> scalars,
-                             int device, std::string source) {
+RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<ArrayBinding> arrays,
+                             std::vector<HostScalar> scalars, int device, std::string source) {
   std::lock_guard<std::recursive_mutex> lock(traceMutex());
   Trace* t = &traceFor(device);
   // Cut where the op stream starts to repeat (a loop's next iteration), or
@@ -453,9 +452,8 @@ RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
     }
   }
   Node node;
-  node.call = call;
-  node.key = key;
   node.source = std::move(source);
+  node.arrays.reserve(arrays.size());
   for (size_t k = 0; k < arrays.size(); ++k) {
     ArrayBinding& b = arrays[k];
     if (b.kind == ArrayBinding::Kind::kPending && b.pending->resolved) {
@@ -492,6 +490,14 @@ RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
   }
 
   RecordedOutputs out;
+  out.updatedArrayIndex = updatedArrayOrder(call);
+  size_t numNew = 0;
+  for (size_t j = 0; j < call.results.size(); ++j) {
+    if (j >= call.writeBack.size() || call.writeBack[j].arg == -1) ++numNew;
+  }
+  out.newResults.reserve(numNew);
+  out.updatedArrays.reserve(out.updatedArrayIndex.size());
+  node.outputs.reserve(numNew + out.updatedArrayIndex.size());
   auto newValue = [&](const hlo::TensorType& type) {
     auto p = std::make_shared<PendingValue>();
     p->type = type;
@@ -508,7 +514,9 @@ RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
       out.newResults.push_back(newValue(call.results[j]));
     }
   }
-  for (int a : updatedArrayOrder(call)) out.updatedArrays.push_back(newValue(call.arrays[a]));
+  for (int a : out.updatedArrayIndex) out.updatedArrays.push_back(newValue(call.arrays[a]));
+  node.call = std::move(call);
+  node.key = std::move(key);
   t->nodes.push_back(std::move(node));
   return out;
 }

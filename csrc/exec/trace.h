@@ -25,16 +25,17 @@ struct ArrayBinding {
 
 struct RecordedOutputs {
   std::vector<PendingPtr> newResults;
-  std::vector<PendingPtr> updatedArrays;  // parallel to updatedArrayOrder(call)
+  std::vector<PendingPtr> updatedArrays;  // parallel to updatedArrayIndex
+  std::vector<int> updatedArrayIndex;     // updatedArrayOrder(call): the call arrays updated
 };
 
-// Records `call` into the current trace of `device` (flushing first where
-// the op stream starts to repeat or the trace is full).
+// Records `call` (whose call.key() is `key`; both move into the trace) into
+// the current trace of `device` (flushing first where the op stream starts to
+// repeat or the trace is full).
 // `source`: the user's Python line that called the op (for error messages;
 // empty unless source lines are recorded, see sourceLinesEnabled()).
-RecordedOutputs recordOpCall(const ir::OpCall& call, const std::string& key,
-                             std::vector<ArrayBinding> arrays, std::vector<HostScalar> scalars,
-                             int device, std::string source = {});
+RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<ArrayBinding> arrays,
+                             std::vector<HostScalar> scalars, int device, std::string source = {});
 
 // Whether recorded ops keep their Python source line (TORCHTPU_SOURCE_LINES=1;
 // off by default: looking it up costs about a microsecond per op).
