@@ -2,10 +2,16 @@
 figures are medians over repeated runs after warm-up, and ratios are taken
 within one run of this script.
 
-    python benchmarks/run.py [--quick] [--out benchmarks/results]
+    python benchmarks/run.py [--quick] [--only NAME] [--out benchmarks/results]
 
 Writes results/latest.json, results/latest.md (the README table) and
-results/latest.png.
+results/latest.png. With --only, the benchmarks run replace their own rows of
+an existing latest.json and the other rows are kept (each row says when it ran).
+
+record_op is the per-op cost of dispatch (CPU eager) and of recording an op
+into a DeferAndFuse trace (defer): batches of 100 adds of 8 elements, timed
+without a flush (the trace is run after the timer stops); its figure is the
+median over repeats of the fastest batch of each repeat, per op.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ sys.path.insert(0, str(HERE.parent / "examples"))
 
 # (benchmark, configuration) pairs; each runs in its own process.
 CONFIGS: list[tuple[str, str]] = [
+    ("record_op", "cpu"),
+    ("record_op", "defer"),
     ("tiny_add", "cpu"),
     ("tiny_add", "strict"),
     ("tiny_add", "defer"),
@@ -91,6 +99,36 @@ def _timed(fn: Any, device: str, repeats: int, inner: int) -> list[float]:
         _sync(device)
         out.append((time.perf_counter() - t0) / inner)
     return out
+
+
+# Ops per record_op batch: fewer than the trace's loop-detection minimum
+# (kMinLoopOps = 128), so that no flush falls inside a batch.
+RECORD_BATCH = 100
+
+
+def bench_record_op(device: str, quick: bool) -> tuple[Any, int]:
+    """Self-timed: each call returns the seconds per op of one batch."""
+    import torch
+
+    x = torch.ones(8, device=device)
+    y = torch.ones(8, device=device)
+
+    def fn() -> float:
+        _sync(device)
+        t0 = time.perf_counter()
+        z = x
+        for _ in range(RECORD_BATCH):
+            z = z + y
+        elapsed = time.perf_counter() - t0
+        _sync(device)  # runs what was recorded, outside the timed region
+        return elapsed / RECORD_BATCH
+
+    return fn, 50 if quick else 200
+
+
+# Benchmarks whose fn times itself (returns seconds per op): a repeat's figure
+# is the fastest of its `inner` calls, which filters out other jobs' noise.
+SELF_TIMED = {"record_op"}
 
 
 def bench_tiny_add(device: str, quick: bool) -> tuple[Any, int]:
@@ -188,6 +226,7 @@ def bench_gpt_inference(device: str, quick: bool, compiled: bool = False) -> tup
 
 
 BENCHES = {
+    "record_op": bench_record_op,
     "tiny_add": bench_tiny_add,
     "elementwise_chain": bench_elementwise_chain,
     "mlp_train_step": bench_mlp_train_step,
@@ -218,7 +257,10 @@ def worker(bench: str, config: str, quick: bool) -> dict[str, Any]:
         _sync(device)
         counters0 = torchtpu.metrics.counters()
     repeats = 3 if quick else 7
-    times = _timed(fn, device, repeats, inner)
+    if bench in SELF_TIMED:
+        times = [min(fn() for _ in range(inner)) for _ in range(repeats)]
+    else:
+        times = _timed(fn, device, repeats, inner)
     result: dict[str, Any] = {
         "median_s": statistics.median(times),
         "times_s": times,
@@ -231,6 +273,9 @@ def worker(bench: str, config: str, quick: bool) -> dict[str, Any]:
 
         c = torchtpu.metrics.counters()
         calls = repeats * inner
+        if bench in SELF_TIMED:
+            # One launch per batch, by the sync after the timer: none inside it.
+            assert c["launches"] - counters0["launches"] == calls, "a flush inside a batch"
         result["peak_device_bytes"] = c["peak_live_bytes"]
         result["compiles_after_warmup"] = c["compiles"] - counters0["compiles"]
         result["launches_per_call"] = (c["launches"] - counters0["launches"]) / calls
@@ -243,6 +288,11 @@ def worker(bench: str, config: str, quick: bool) -> dict[str, Any]:
 
 
 # ---- the driver ---------------------------------------------------------------------
+
+
+def _fmt(seconds: float) -> str:
+    """Milliseconds, or microseconds for per-op figures."""
+    return f"{1e6 * seconds:.2f} us" if seconds < 1e-4 else f"{1e3 * seconds:.3f} ms"
 
 
 def run_all(quick: bool, only: str | None) -> dict[str, Any]:
@@ -260,8 +310,9 @@ def run_all(quick: bool, only: str | None) -> dict[str, Any]:
         if proc.returncode == 0 and lines:
             r = json.loads(lines[-1][len("RESULT ") :])
             r["process_wall_s"] = wall
+            r["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
             results[name] = r
-            print(f"{1e3 * r['median_s']:10.3f} ms")
+            print(f"{_fmt(r['median_s']):>13}")
         else:
             err = (proc.stderr.strip().splitlines() or ["?"])[-1]
             results[name] = {"failed": err}
@@ -289,9 +340,7 @@ def table(results: dict[str, Any]) -> str:
             vs_strict = f"{strict / m:.2f}x" if strict else ""
             vs_cpu = f"{cpu / m:.2f}x" if cpu else ""
             mem = f"{r['peak_device_bytes'] / 1e6:.2f} MB" if "peak_device_bytes" in r else ""
-            lines.append(
-                f"| {bench} | {config} | {1e3 * m:.3f} ms | {vs_strict} | {vs_cpu} | {mem} |"
-            )
+            lines.append(f"| {bench} | {config} | {_fmt(m)} | {vs_strict} | {vs_cpu} | {mem} |")
     return "\n".join(lines)
 
 
@@ -305,14 +354,15 @@ def plot(results: dict[str, Any], path: Path) -> None:
     fig, axes = plt.subplots(1, len(benches), figsize=(4 * len(benches), 4))
     for ax, bench in zip(axes if len(benches) > 1 else [axes], benches, strict=True):
         names, values = [], []
+        per_op = bench in SELF_TIMED
         for b, config in CONFIGS:
             r = results.get(f"{b}/{config}")
             if b == bench and r and "median_s" in r:
                 names.append(config)
-                values.append(1e3 * r["median_s"])
+                values.append((1e6 if per_op else 1e3) * r["median_s"])
         ax.bar(names, values, color="tab:blue")
         ax.set_title(bench)
-        ax.set_ylabel("ms (median, lower is better)")
+        ax.set_ylabel(("us per op" if per_op else "ms") + " (median, lower is better)")
         ax.tick_params(axis="x", rotation=45)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -351,21 +401,40 @@ def main() -> None:
     results = run_all(args.quick, args.only)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    command = "python benchmarks/run.py" + (" --quick" if args.quick else "")
+    if args.only:
+        command += f" --only {args.only}"
+    note = ""
+    first: dict[str, str] = {}
+    previous = out / "latest.json"
+    if args.only and previous.exists():
+        # Keep the other benchmarks' rows of the last run.
+        old = json.loads(previous.read_text())
+        kept = {k: v for k, v in old["results"].items() if k not in results}
+        if kept:
+            merged = {**kept, **results}
+            results = {f"{b}/{c}": merged[f"{b}/{c}"] for b, c in CONFIGS if f"{b}/{c}" in merged}
+            first = {
+                "first_command": old["meta"].get("first_command", old["meta"]["command"]),
+                "first_date": old["meta"].get("first_date", old["meta"]["date"]),
+            }
+            note = f" (other rows: `{first['first_command']}`, {first['first_date']})"
     meta = {
-        "command": "python benchmarks/run.py" + (" --quick" if args.quick else ""),
+        "command": command,
         "machine": f"{platform.node()} ({os.cpu_count()} cores, {platform.machine()})",
         "torch": torch.__version__,
         "plugin": plugin,
         "jax": jax_version,
         "repeats": repeats,
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        **first,
     }
     (out / "latest.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
     md = table(results)
     (out / "latest.md").write_text(
         f"Command: `{meta['command']}` on {meta['machine']}, torch {meta['torch']}, "
         f"plugin {plugin}, jax {jax_version}, median of {repeats} repeats, "
-        f"{meta['date']}.\n\n{md}\n"
+        f"{meta['date']}{note}.\n\n{md}\n"
     )
     print("\n" + md)
     try:
