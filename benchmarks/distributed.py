@@ -1,8 +1,11 @@
-"""Distributed benchmarks, side by side in one run on 2 processes (torchrun):
+"""Distributed benchmarks, side by side in one run on 2 ranks:
 
 - all_reduce and all_gather_into_tensor throughput, 1 KB to 64 MB: tpu tensors on
-  the "tpu" backend against CPU tensors on plain Gloo;
-- one training step of an MLP: FSDP2 (fully_shard) against DDP, both on "tpu".
+  the "tpu" backend against CPU tensors on plain Gloo; the "tpu" backend twice:
+  ranks as processes (torchrun; host-staged through Gloo) and ranks as threads of
+  one process on two CPU-plugin devices (run_threads; compiled collectives);
+- one training step of an MLP: FSDP2 (fully_shard) against DDP, both on "tpu",
+  with both kinds of ranks.
 
     python benchmarks/distributed.py [--quick] [--out benchmarks/results]
 
@@ -48,23 +51,28 @@ def _time(fn: Any, iters: int, sync: Any) -> float:
     return statistics.median(samples)
 
 
-def bench_collectives(quick: bool) -> list[dict[str, Any]]:
+def bench_collectives(quick: bool, threads: bool = False) -> list[dict[str, Any]]:
     import torch
     import torch.distributed as dist
 
     import torchtpu
 
     n = dist.get_world_size()
-    gloo = dist.new_group(backend="gloo")
+    gloo = None if threads else dist.new_group(backend="gloo")
+    configs: tuple[tuple[str, str, Any], ...] = (
+        (("tpu (compiled)", "tpu", None),)
+        if threads
+        else (
+            ("tpu (host-staged)", "tpu", None),
+            ("tpu (no check)", "tpu", None),
+            ("gloo", "cpu", gloo),
+        )
+    )
     rows = []
     for size in SIZES[:6] if quick else SIZES:
         numel = size // 4
         iters = 20 if size <= 1 << 20 else (5 if size <= 1 << 24 else 3)
-        for backend, dev, group in (
-            ("tpu (host-staged)", "tpu", None),
-            ("tpu (no check)", "tpu", None),
-            ("gloo", "cpu", gloo),
-        ):
+        for backend, dev, group in configs:
             # the cross-rank shape/dtype check costs one small Gloo exchange per collective
             os.environ["TORCHTPU_DIST_CHECK"] = "0" if backend == "tpu (no check)" else "1"
             x = torch.ones(numel, device=dev)
@@ -97,7 +105,7 @@ def bench_collectives(quick: bool) -> list[dict[str, Any]]:
     return rows
 
 
-def bench_training(quick: bool) -> list[dict[str, Any]]:
+def bench_training(quick: bool, ranks: str = "processes") -> list[dict[str, Any]]:
     import torch
     import torch.distributed as dist
     import torch.nn as nn
@@ -144,6 +152,7 @@ def bench_training(quick: bool) -> list[dict[str, Any]]:
                     "step": f"MLP {depth}x{width}, batch {batch}/rank",
                     "mode": mode,
                     "wrapper": kind,
+                    "ranks": ranks,
                     "median_ms": sec * 1e3,
                     "params": params,
                     "peak_device_MB": torch.tpu.max_memory_allocated() / 2**20,
@@ -160,34 +169,46 @@ def markdown(result: dict[str, Any]) -> str:
         f"({result['cores']} cores), {result['world_size']} processes, torch {result['torch']}, "
         f"{result['date']}; load average {result['load_before']:.1f} before the run.",
         "",
-        "| collective | size | tpu (host-staged) | tpu, no check | gloo (CPU tensors) "
-        "| tpu / gloo time |",
-        "|---|---:|---:|---:|---:|---:|",
+        "Processes: torchrun, the tpu collectives staged through Gloo (with and without",
+        "the cross-rank shape check). Threads: `run_threads`, one CPU-plugin device per",
+        "rank, each collective one compiled replicated program.",
+        "",
+        "| collective | size | tpu, processes (host-staged) | tpu, processes, no check "
+        "| tpu, threads (compiled) | gloo (CPU tensors) | staged / gloo | compiled / gloo |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    by = {(r["collective"], r["bytes"], r["backend"]): r for r in result["collectives"]}
+    rows = result["collectives"] + result.get("compiled", [])
+    by = {(r["collective"], r["bytes"], r["backend"]): r for r in rows}
+
+    def cell(r: dict[str, Any] | None) -> str:
+        return f"{r['median_ms']:.3f} ms ({r['busbw_GBps']:.2f} GB/s)" if r else "-"
+
     for name in ("all_reduce", "all_gather"):
         for size in sorted({r["bytes"] for r in result["collectives"]}):
             t, g = by[(name, size, "tpu (host-staged)")], by[(name, size, "gloo")]
             u = by[(name, size, "tpu (no check)")]
+            c = by.get((name, size, "tpu (compiled)"))
+            ratio = f"{c['median_ms'] / g['median_ms']:.2f}x" if c else "-"
             lines.append(
-                f"| {name} | {_fmt_size(size)}"
-                f" | {t['median_ms']:.3f} ms ({t['busbw_GBps']:.2f} GB/s)"
-                f" | {u['median_ms']:.3f} ms ({u['busbw_GBps']:.2f} GB/s)"
-                f" | {g['median_ms']:.3f} ms ({g['busbw_GBps']:.2f} GB/s)"
-                f" | {t['median_ms'] / g['median_ms']:.2f}x |"
+                f"| {name} | {_fmt_size(size)} | {cell(t)} | {cell(u)} | {cell(c)} | {cell(g)}"
+                f" | {t['median_ms'] / g['median_ms']:.2f}x | {ratio} |"
             )
     lines += [
         "",
-        "| training step | mode | DDP | FSDP2 | FSDP2 / DDP |",
-        "|---|---|---:|---:|---:|",
+        "| training step | ranks | mode | DDP | FSDP2 | FSDP2 / DDP |",
+        "|---|---|---|---:|---:|---:|",
     ]
-    tr = {(r["mode"], r["wrapper"]): r for r in result["training"]}
-    for mode in ("strict", "defer"):
-        d, f = tr[(mode, "ddp")], tr[(mode, "fsdp2")]
-        lines.append(
-            f"| {d['step']} | {mode} | {d['median_ms']:.1f} ms | {f['median_ms']:.1f} ms "
-            f"| {f['median_ms'] / d['median_ms']:.2f}x |"
-        )
+    training = result["training"] + result.get("training_threads", [])
+    tr = {(r.get("ranks", "processes"), r["mode"], r["wrapper"]): r for r in training}
+    for ranks in ("processes", "threads"):
+        for mode in ("strict", "defer"):
+            if (ranks, mode, "ddp") not in tr:
+                continue
+            d, f = tr[(ranks, mode, "ddp")], tr[(ranks, mode, "fsdp2")]
+            lines.append(
+                f"| {d['step']} | {ranks} | {mode} | {d['median_ms']:.1f} ms "
+                f"| {f['median_ms']:.1f} ms | {f['median_ms'] / d['median_ms']:.2f}x |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -218,20 +239,53 @@ def worker(args: argparse.Namespace) -> None:
     dist.destroy_process_group()
 
 
+def thread_worker(args: argparse.Namespace) -> None:
+    """The thread-rank half: adds compiled-collective rows to the processes' JSON."""
+    import torch.distributed as dist
+
+    from torchtpu.distributed import run_threads
+
+    warnings.filterwarnings("ignore")
+
+    def body(rank: int) -> dict[str, Any]:
+        assert dist.group.WORLD.compiled, "thread ranks did not take the compiled path"
+        return {
+            "compiled": bench_collectives(args.quick, threads=True),
+            "training_threads": bench_training(args.quick, ranks="threads"),
+        }
+
+    got = run_threads(body, args.nproc, timeout=datetime.timedelta(seconds=300))[0]
+    out = Path(args.out)
+    result = json.loads((out / "distributed.json").read_text())
+    result.update(got)
+    (out / "distributed.json").write_text(json.dumps(result, indent=1))
+    (out / "distributed.md").write_text(markdown(result))
+    print(markdown(result))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes only")
     parser.add_argument("--out", default=str(HERE / "results"))
     parser.add_argument("--nproc", type=int, default=2)
+    parser.add_argument("--threads", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if "RANK" in os.environ:
         worker(args)
         return
+    if args.threads:
+        thread_worker(args)
+        return
+    common = ["--out", args.out, "--nproc", str(args.nproc)] + (["--quick"] if args.quick else [])
     cmd = [
         sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={args.nproc}",
-        "--master_addr=127.0.0.1", "--master_port=29533", __file__, "--out", args.out,
-    ] + (["--quick"] if args.quick else [])  # fmt: skip
-    sys.exit(subprocess.call(cmd))
+        "--master_addr=127.0.0.1", "--master_port=29533", __file__, *common,
+    ]  # fmt: skip
+    rc = subprocess.call(cmd)
+    if rc == 0:
+        env = {**os.environ, "TORCHTPU_CPU_DEVICE_COUNT": str(args.nproc)}
+        rc = subprocess.call([sys.executable, __file__, "--threads", *common], env=env)
+    sys.exit(rc)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,13 @@
-"""The "tpu" c10d process group: collectives on tpu tensors, staged through Gloo.
+"""The "tpu" c10d process group: collectives on tpu tensors.
 
-The CPU PJRT plugin cannot run collectives across processes, so each
-collective copies its tpu inputs to the host (one flush in defer mode), runs on
-an inner Gloo group over the same store, and writes the results back into the
-caller's tensors in place when the work is waited for. CPU tensors go straight
-to Gloo.
+Two paths, chosen by where the ranks are. When every rank is a thread of this
+process on its own tpu device (``torchtpu.distributed.run_threads``), the
+collectives are compiled: one replicated device program across the ranks'
+devices (``compiled.py``). Otherwise (ranks in separate processes: the CPU PJRT
+plugin cannot run collectives across processes) each collective copies its tpu
+inputs to the host (one flush in defer mode), runs on an inner Gloo group over
+the same store, and writes the results back into the caller's tensors in place
+when the work is waited for. CPU tensors go straight to Gloo.
 
 torch 2.13 lets Python subclass ``ProcessGroup`` (not ``Backend``), so the "tpu"
 backend is a whole process group: ``init_process_group("cpu:gloo,tpu:tpu")``
@@ -14,6 +17,7 @@ gives this group, which serves both devices.
 from __future__ import annotations
 
 import datetime
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,7 +26,8 @@ import torch._C._distributed_c10d as _c10d
 import torch.distributed as dist
 
 import torchtpu.device
-from torchtpu.distributed import checks, errors
+from torchtpu.distributed import checks, errors, meeting
+from torchtpu.distributed.compiled import CompiledCollectives
 from torchtpu.distributed.staging import copy_back, empty_host, to_host
 from torchtpu.distributed.work import StagedWork
 
@@ -86,6 +91,12 @@ class ProcessGroupTPU(dist.ProcessGroup):
             self._register_backend(
                 torch.device(device), dist.ProcessGroup.BackendType.CUSTOM, self._gloo
             )
+        # The compiled path, when all ranks are threads of this process on distinct devices.
+        self._compiled: CompiledCollectives | None = None
+        if size > 1 and os.environ.get("TORCHTPU_DIST_COMPILED", "1") != "0":
+            m = meeting.join(store, rank, size, torchtpu.device.current_device())
+            if m is not None:
+                self._compiled = CompiledCollectives(m, rank, size, timeout)
 
     # ---- identity -----------------------------------------------------------
 
@@ -109,6 +120,11 @@ class ProcessGroupTPU(dist.ProcessGroup):
 
     def shutdown(self) -> None:
         self._gloo.shutdown()
+
+    @property
+    def compiled(self) -> bool:
+        """Whether collectives on tpu tensors run as compiled device programs."""
+        return self._compiled is not None
 
     @property
     def gloo(self) -> dist.ProcessGroupGloo:
@@ -151,6 +167,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
 
     def allreduce(self, tensors: list[torch.Tensor], opts: Any = None) -> dist.Work:
         opts = opts if opts is not None else _c10d.AllreduceOptions()
+        if self._compiled and (w := self._compiled.allreduce(tensors, opts.reduceOp)):
+            return w
         self._check("all_reduce", tensors)
         op, avg = _reduce_op(opts.reduceOp)
         host = to_host(tensors)
@@ -167,6 +185,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
 
     def allreduce_coalesced(self, tensors: list[torch.Tensor], opts: Any = None) -> dist.Work:
         opts = opts if opts is not None else _c10d.AllreduceCoalescedOptions()
+        if self._compiled and (w := self._compiled.allreduce(tensors, opts.reduceOp)):
+            return w
         self._check("all_reduce", tensors)
         op, avg = _reduce_op(opts.reduceOp)
         host = to_host(tensors)
@@ -187,6 +207,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
 
     def broadcast(self, tensors: list[torch.Tensor], opts: Any = None) -> dist.Work:
         opts = opts if opts is not None else _c10d.BroadcastOptions()
+        if self._compiled and (w := self._compiled.broadcast(tensors, opts.rootRank)):
+            return w
         self._check("broadcast", tensors)
         root = opts.rootRank == self._rank
         host = to_host(tensors) if root else empty_host(tensors)
@@ -197,6 +219,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
 
     def reduce(self, tensors: list[torch.Tensor], opts: Any = None) -> dist.Work:
         opts = opts if opts is not None else _c10d.ReduceOptions()
+        if self._compiled and (w := self._compiled.reduce(tensors, opts.reduceOp, opts.rootRank)):
+            return w
         self._check("reduce", tensors)
         op, avg = _reduce_op(opts.reduceOp)
         host = to_host(tensors)
@@ -221,6 +245,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
         self, outputs: list[list[torch.Tensor]], inputs: list[torch.Tensor], opts: Any = None
     ) -> dist.Work:
         opts = opts if opts is not None else _c10d.AllgatherOptions()
+        if self._compiled and (w := self._compiled.allgather(outputs, inputs)):
+            return w
         self._check("all_gather", inputs)
         h_in = to_host(inputs)
         h_out = [empty_host(lst) for lst in outputs]
@@ -236,6 +262,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
         self, output: torch.Tensor, input: torch.Tensor, opts: Any = None
     ) -> dist.Work:
         opts = opts if opts is not None else _c10d.AllgatherOptions()
+        if self._compiled and (w := self._compiled.allgather_into([output], [input])):
+            return w
         self._check("all_gather_into_tensor", [input])
         if output.numel() != input.numel() * self._size:
             raise ValueError(
@@ -256,6 +284,10 @@ class ProcessGroupTPU(dist.ProcessGroup):
     def allgather_coalesced(
         self, outputs: list[list[torch.Tensor]], inputs: list[torch.Tensor], opts: Any = None
     ) -> dist.Work:
+        if self._compiled and (
+            w := self._compiled.allgather([list(x) for x in zip(*outputs, strict=True)], inputs)
+        ):
+            return w
         # outputs[rank][i] receives inputs[i] of `rank`.
         opts = opts if opts is not None else _c10d.AllgatherOptions()
         self._check("all_gather", inputs)
@@ -278,6 +310,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
     def all_gather_single_coalesced(
         self, outputs: list[torch.Tensor], inputs: list[torch.Tensor], opts: Any = None
     ) -> dist.Work:
+        if self._compiled and (w := self._compiled.allgather_into(outputs, inputs)):
+            return w
         self._check("all_gather_into_tensor", inputs)
         h_in = to_host(inputs)
         h_out = empty_host(outputs)
@@ -343,6 +377,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
         self, outputs: list[torch.Tensor], inputs: list[list[torch.Tensor]], opts: Any = None
     ) -> dist.Work:
         opts = opts if opts is not None else _c10d.ReduceScatterOptions()
+        if self._compiled and (w := self._compiled.reduce_scatter(outputs, inputs, opts.reduceOp)):
+            return w
         self._check("reduce_scatter", [t for lst in inputs for t in lst])
         works, finishes = [], []
         for out, lst in zip(outputs, inputs, strict=True):
@@ -363,6 +399,10 @@ class ProcessGroupTPU(dist.ProcessGroup):
         self, output: torch.Tensor, input: torch.Tensor, opts: Any = None
     ) -> dist.Work:
         opts = opts if opts is not None else _c10d.ReduceScatterOptions()
+        if self._compiled and (
+            w := self._compiled.reduce_scatter_into([output], [input], opts.reduceOp)
+        ):
+            return w
         self._check("reduce_scatter_tensor", [input])
         if input.numel() != output.numel() * self._size:
             raise ValueError(
@@ -380,6 +420,10 @@ class ProcessGroupTPU(dist.ProcessGroup):
         self, outputs: list[torch.Tensor], inputs: list[torch.Tensor], opts: Any = None
     ) -> dist.Work:
         opts = opts if opts is not None else _c10d.ReduceScatterOptions()
+        if self._compiled and (
+            w := self._compiled.reduce_scatter_into(outputs, inputs, opts.reduceOp)
+        ):
+            return w
         self._check("reduce_scatter_tensor", inputs)
         pairs = [
             self._reduce_scatter_flat("reduce_scatter_tensor", out, h, opts)
@@ -405,6 +449,12 @@ class ProcessGroupTPU(dist.ProcessGroup):
         opts: Any = None,
     ) -> dist.Work:
         opts = opts if opts is not None else _c10d.AllToAllOptions()
+        if self._compiled and (
+            w := self._compiled.all_to_all_single(
+                output, input, list(output_split_sizes), list(input_split_sizes)
+            )
+        ):
+            return w
         self._check("all_to_all_single", [input], shapes=False)
         h_in = to_host([input])[0]
         h_out = empty_host([output])[0]
@@ -442,6 +492,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
     # ---- barrier / point to point ---------------------------------------------
 
     def barrier(self, opts: Any = None) -> dist.Work:
+        if self._compiled:
+            return self._compiled.barrier()
         self._check("barrier", [])
         o = (
             _with_timeout(_c10d.BarrierOptions(), opts)

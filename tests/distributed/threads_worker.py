@@ -1,0 +1,145 @@
+"""Thread-rank scenarios (``torchtpu.distributed.run_threads``), run in a subprocess
+by test_compiled.py with ``TORCHTPU_CPU_DEVICE_COUNT`` set, so that the ranks are
+threads of one process, each on its own CPU-plugin device, and the "tpu" backend
+compiles their collectives into device programs.
+
+``python threads_worker.py OUT_JSON N scenario...``: the scenarios of worker.py
+(collectives, ddp, fsdp2, their defer forms, distributed checkpoints) run on N
+thread ranks and check themselves against single-process CPU results; rank 0's
+figures go to OUT_JSON. The "faults" scenario checks errors instead.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from typing import Any
+
+import torch
+import torch.distributed as dist
+import worker
+
+import torchtpu
+from torchtpu.distributed import CollectiveMismatchError, run_threads
+
+# The ranks share the process's default CPU generator: build the seeded models
+# one at a time so every rank (and the reference) gets the same weights.
+_seed_lock = threading.Lock()
+_make_mlp = worker.make_mlp
+
+
+def _locked_make_mlp(seed: int = 0) -> torch.nn.Module:
+    with _seed_lock:
+        return _make_mlp(seed)
+
+
+worker.make_mlp = _locked_make_mlp
+
+
+def check_compiled(rank: int) -> dict[str, Any]:
+    pg = dist.group.WORLD
+    assert pg is not None and pg.compiled, "the thread ranks did not take the compiled path"
+    before = torchtpu.metrics.counters()["compiled_collectives"]
+    t = torch.ones(3, device="tpu") * (rank + 1)
+    dist.all_reduce(t)
+    n = dist.get_world_size()
+    worker.close(t, torch.full((3,), float(n * (n + 1) // 2)), "compiled all_reduce")
+    assert t.device == torch.device("tpu", rank)
+    return {"launches": torchtpu.metrics.counters()["compiled_collectives"] - before}
+
+
+def scenarios(names: list[str]) -> Any:
+    def fn(rank: int) -> dict[str, Any]:
+        out: dict[str, Any] = {"compiled": check_compiled(rank)}
+        for name in names:
+            start = time.perf_counter()
+            worker.SCENARIOS[name]()
+            out[name] = round(time.perf_counter() - start, 2)
+        dist.barrier()
+        return out
+
+    return fn
+
+
+def faults(rank: int) -> dict[str, str]:
+    """Errors on thread ranks: every rank raises, nothing waits forever."""
+    seen: dict[str, str] = {}
+    n = dist.get_world_size()
+    # mismatched shapes
+    try:
+        dist.all_reduce(torch.ones(3 + rank, device="tpu"))
+        raise AssertionError("mismatched shapes did not raise")
+    except CollectiveMismatchError as e:
+        seen["shapes"] = str(e)
+    # mismatched dtypes
+    try:
+        dist.all_reduce(torch.ones(3, device="tpu", dtype=torch.float32 if rank else torch.int32))
+        raise AssertionError("mismatched dtypes did not raise")
+    except CollectiveMismatchError as e:
+        seen["dtypes"] = str(e)
+    # different collectives at the same point
+    try:
+        t = torch.ones(4 * n, device="tpu")
+        if rank == 0:
+            dist.broadcast(t, src=0)
+        else:
+            dist.all_reduce(t)
+        raise AssertionError("different collectives did not raise")
+    except CollectiveMismatchError as e:
+        seen["ops"] = str(e)
+    # the group still works afterwards
+    t = torch.ones(2, device="tpu")
+    dist.all_reduce(t)
+    worker.close(t, torch.full((2,), float(n)), "all_reduce after errors")
+    # a rank that skips a collective: the others fail at the timeout
+    pg = dist.new_group(list(range(n)), timeout=datetime.timedelta(seconds=2))
+    start = time.perf_counter()
+    if rank != n - 1:
+        try:
+            dist.all_reduce(torch.ones(2, device="tpu"), group=pg)
+            raise AssertionError("a missing rank did not time out")
+        except RuntimeError as e:
+            seen["timeout"] = str(e)
+            seen["timeout_seconds"] = f"{time.perf_counter() - start:.1f}"
+    dist.barrier()
+    return seen
+
+
+def dead_rank(rank: int) -> None:
+    """Rank 1 raises; the others must fail at their next collective, not hang."""
+    t = torch.ones(2, device="tpu")
+    dist.all_reduce(t)
+    if rank == 1:
+        raise ValueError("rank 1 gives up")
+    dist.all_reduce(t)
+
+
+def main() -> None:
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    out_path, n, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    result: dict[str, Any] = {}
+    os.environ.setdefault("TORCHTPU_DIST_CKPT", tempfile.mkdtemp(prefix="torchtpu_ckpt_"))
+    if names == ["faults"]:
+        result["faults"] = run_threads(faults, n, timeout=datetime.timedelta(seconds=60))
+        start = time.perf_counter()
+        try:
+            run_threads(dead_rank, n, timeout=datetime.timedelta(seconds=60))
+            raise AssertionError("a dead rank was not reported")
+        except RuntimeError as e:
+            result["dead_rank"] = {"error": str(e), "seconds": time.perf_counter() - start}
+    else:
+        result["ranks"] = run_threads(scenarios(names), n, timeout=datetime.timedelta(seconds=120))
+        result["checks"] = worker.RESULTS
+    result["compiled_collectives"] = torchtpu.metrics.counters()["compiled_collectives"]
+    with open(out_path, "w") as f:
+        json.dump(result, f, indent=1, default=str)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+"""Ranks as threads of one process, one tpu device each: ``run_threads``.
+
+The CPU PJRT plugin runs collectives between devices of one process, not across
+processes. ``run_threads(fn, world_size)`` starts `world_size` ranks as threads,
+each on its own device (``tpu:rank``) with its own default process group, so
+the "tpu" backend compiles every collective into one device program over the
+ranks' devices. ``fn(rank, *args)`` is ordinary torch.distributed code::
+
+    def train(rank):
+        model = DDP(Net().to("tpu"))
+        ...
+        return loss.item()
+
+    losses = torchtpu.distributed.run_threads(train, 4)
+
+c10d's process-group state is made per-thread while it runs (torch's own
+extension point for thread ranks), autograd runs each rank's backward on the
+rank's thread, and a rank that raises makes the others fail at their next
+collective instead of waiting for it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.distributed as dist
+import torch.distributed.distributed_c10d as c10d
+
+from torchtpu import _C
+from torchtpu.distributed import meeting
+
+_running = threading.Lock()
+
+
+class _ThreadWorld(c10d._World):
+    """c10d's process-group registry, one per thread."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tls = threading.local()
+
+    def _mine(self) -> Any:
+        t = self._tls
+        if not hasattr(t, "default_pg"):
+            t.default_pg = None
+            t.pg_map, t.pg_names, t.pg_group_ranks = {}, {}, {}
+            t.pg_backend_config, t.tags_to_pg, t.pg_to_tag = {}, {}, {}
+            t.pg_coalesce_state, t.comms, t.group_count = {}, [], 0
+        return t
+
+    @property  # type: ignore[override]
+    def default_pg(self) -> Any:
+        return self._mine().default_pg
+
+    @default_pg.setter
+    def default_pg(self, value: Any) -> None:
+        self._mine().default_pg = value
+
+    @property
+    def pg_map(self) -> Any:
+        return self._mine().pg_map
+
+    @property
+    def pg_names(self) -> Any:
+        return self._mine().pg_names
+
+    @property
+    def pg_group_ranks(self) -> Any:
+        return self._mine().pg_group_ranks
+
+    @property
+    def pg_backend_config(self) -> Any:
+        return self._mine().pg_backend_config
+
+    @property  # type: ignore[override]
+    def group_count(self) -> int:
+        return self._mine().group_count
+
+    @group_count.setter
+    def group_count(self, value: int) -> None:
+        self._mine().group_count = value
+
+    @property
+    def tags_to_pg(self) -> Any:
+        return self._mine().tags_to_pg
+
+    @property
+    def pg_to_tag(self) -> Any:
+        return self._mine().pg_to_tag
+
+    @property
+    def pg_coalesce_state(self) -> Any:
+        return self._mine().pg_coalesce_state
+
+    @property
+    def comms(self) -> Any:
+        return self._mine().comms
+
+
+def _ensure_devices(world_size: int) -> None:
+    if not _C._runtime_initialized():
+        from torchtpu import _plugin
+
+        if "cpu" in os.path.basename(_plugin.resolve()):
+            have = int(os.environ.get(_plugin.CPU_DEVICES_ENV, "1"))
+            os.environ[_plugin.CPU_DEVICES_ENV] = str(max(have, world_size))
+    count = torch.tpu.device_count()
+    if count < world_size:
+        raise RuntimeError(
+            f"torchtpu.distributed.run_threads: {world_size} ranks need {world_size} tpu devices, "
+            f"the plugin has {count}. On the CPU plugin set TORCHTPU_CPU_DEVICE_COUNT={world_size} "
+            "before torchtpu starts (run_threads sets it when it starts the runtime itself)."
+        )
+
+
+def run_threads(
+    fn: Callable[..., Any],
+    world_size: int,
+    *args: Any,
+    backend: str = "tpu",
+    timeout: datetime.timedelta = datetime.timedelta(minutes=5),
+) -> list[Any]:
+    """Runs ``fn(rank, *args)`` on `world_size` thread ranks; returns their results.
+
+    Each rank thread has device ``tpu:rank`` as its current device and a default
+    process group made by ``dist.init_process_group(backend)`` over an
+    in-process store (destroyed when `fn` returns). The first exception of any
+    rank is raised here, after every thread has ended.
+    """
+    if world_size < 1:
+        raise ValueError("torchtpu.distributed.run_threads: world_size must be >= 1")
+    if not _running.acquire(blocking=False):
+        raise RuntimeError("torchtpu.distributed.run_threads: already running in this process")
+    try:
+        _ensure_devices(world_size)
+        store = dist.HashStore()
+        results: list[Any] = [None] * world_size
+        errors: list[BaseException | None] = [None] * world_size
+        old_world = c10d._world
+        c10d._world = _ThreadWorld()
+        torch._C._distributed_c10d._set_thread_isolation_mode(True)
+
+        def body(rank: int) -> None:
+            try:
+                torch.tpu.set_device(rank)
+                with torch.autograd.set_multithreading_enabled(False):
+                    dist.init_process_group(
+                        backend, store=store, rank=rank, world_size=world_size, timeout=timeout
+                    )
+                    try:
+                        results[rank] = fn(rank, *args)
+                    finally:
+                        dist.destroy_process_group()
+            except BaseException as e:  # noqa: BLE001 - reported after all ranks end
+                errors[rank] = e
+                meeting.abort_all(f"rank {rank} failed ({type(e).__name__}: {e})")
+
+        threads = [
+            threading.Thread(target=body, args=(r,), name=f"torchtpu-rank{r}", daemon=True)
+            for r in range(world_size)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        if "old_world" in locals():
+            c10d._world = old_world
+            torch._C._distributed_c10d._set_thread_isolation_mode(False)
+        meeting.forget_all()
+        _running.release()
+    for rank, e in enumerate(errors):
+        if e is not None:
+            raise RuntimeError(f"torchtpu.distributed.run_threads: rank {rank} failed: {e}") from e
+    return results
