@@ -1,19 +1,20 @@
 // aten::histc: counts of the elements in `bins` equal-width bins between min
-// and max (the data's own range when min == max). Bin edges are computed as
-// PyTorch's linspace computes them, in the input's type, and an element falls
-// in bin b when edge[b] <= x < edge[b+1] (the last bin also takes x == max):
-// the bins PyTorch's CPU kernel finds, whose interpolated guess it corrects
-// against the same edges. Elements outside [min, max] and NaNs are not counted.
+// and max (the data's own range when min == max, widened by one each way when
+// that range is a single point). As PyTorch's CPU kernel does, an element x of
+// [min, max] falls in bin trunc((x - min) * bins / (max - min)) computed in the
+// input's type (x == max in the last bin), and elements outside [min, max] and
+// NaNs are not counted. The bins are filled by one scatter-add of the
+// elements' bin numbers: memory linear in the input and the bins.
 #include <cmath>
 #include <vector>
 
 #include "lower/common.h"
 #include "lower/lowering.h"
-#include "lower/reduction_util.h"
 
 namespace torchtpu::lower {
 namespace {
 
+using hlo::BinaryOp;
 using hlo::ComparisonDirection;
 
 std::vector<Value> lowerHistc(LowerCtx& c) {
@@ -27,53 +28,51 @@ std::vector<Value> lowerHistc(LowerCtx& c) {
   if (bins <= 0) c.fail("bins must be > 0");
   Value x = fn.reshape(castTo(fn, c.tensor("self"), t), {c.tensor("self").t().numElements()});
   const int64_t n = x.dims()[0];
+  if (n == 0) return {fn.constant(0, t, out.dims)};
   // min == max (the default 0, 0) means the data's own range.
   Value minV = castTo(fn, c.scalar("min"), t), maxV = castTo(fn, c.scalar("max"), t);
-  if (n > 0) {
-    Value useData = fn.compare(minV, maxV, ComparisonDirection::kEq);
-    Value dataMin = fn.reduce(x, fn.constant(INFINITY, t), {0}, hlo::BinaryOp::kMinimum);
-    Value dataMax = fn.reduce(x, fn.constant(-INFINITY, t), {0}, hlo::BinaryOp::kMaximum);
-    minV = fn.select(useData, dataMin, minV);
-    maxV = fn.select(useData, dataMax, maxV);
-  }
-  // A constant (or empty) input widens the range by one each way.
+  Value useData = fn.compare(minV, maxV, ComparisonDirection::kEq);
+  Value dataMin = fn.reduce(x, fn.constant(INFINITY, t), {0}, BinaryOp::kMinimum);
+  Value dataMax = fn.reduce(x, fn.constant(-INFINITY, t), {0}, BinaryOp::kMaximum);
+  minV = fn.select(useData, dataMin, minV);
+  maxV = fn.select(useData, dataMax, maxV);
+  // A single-point range is widened by one each way.
   Value same = fn.compare(minV, maxV, ComparisonDirection::kEq);
   Value one = fn.constant(1.0, t);
   minV = fn.select(same, fn.subtract(minV, one), minV);
   maxV = fn.select(same, fn.add(maxV, one), maxV);
-
-  // linspace(min, max, bins + 1): the first half counts up from min, the
-  // second half down from max, with step (max - min) / bins.
-  const int64_t steps = bins + 1;
-  const std::vector<int64_t> e = {steps};
-  Value step = fn.divide(fn.subtract(maxV, minV), fn.constant(static_cast<double>(bins), t));
-  Value idx = fn.iota(TensorType(t, e), 0);
-  Value up =
-      fn.add(fn.broadcastInDim(minV, e, {}), fn.multiply(fn.broadcastInDim(step, e, {}), idx));
-  Value back = fn.subtract(fn.constant(static_cast<double>(steps - 1), t, e), idx);
-  Value down = fn.subtract(fn.broadcastInDim(maxV, e, {}),
-                           fn.multiply(fn.broadcastInDim(step, e, {}), back));
-  Value firstHalf =
-      fn.compare(fn.iota(TensorType(ElementType::kS64, e), 0),
-                 fn.constantInt(steps / 2, ElementType::kS64, e), ComparisonDirection::kLt);
-  Value edges = fn.select(firstHalf, up, down);
-
-  if (n == 0) return {fn.constant(0, t, out.dims)};
-  const std::vector<int64_t> nb = {n, bins};
-  Value xb = fn.broadcastInDim(x, nb, {0});
+  const ElementType s64 = ElementType::kS64;
+  Value lo = fn.broadcastInDim(minV, {n}, {});
   Value inRange =
-      fn.binary(hlo::BinaryOp::kAnd,
-                fn.compare(x, fn.broadcastInDim(minV, {n}, {}), ComparisonDirection::kGe),
+      fn.binary(BinaryOp::kAnd, fn.compare(x, lo, ComparisonDirection::kGe),
                 fn.compare(x, fn.broadcastInDim(maxV, {n}, {}), ComparisonDirection::kLe));
-  // at[i, b]: x_i >= edge[b]; the count of x in bin b is
-  // #(x >= edge[b]) - #(x >= edge[b+1]), with the last bin closed.
-  Value lower = fn.broadcastInDim(fn.slice(edges, {0}, {bins}), nb, {1});
-  Value at = fn.binary(hlo::BinaryOp::kAnd, fn.compare(xb, lower, ComparisonDirection::kGe),
-                       fn.broadcastInDim(inRange, nb, {0}));
-  Value cum = reduceSum(fn, castTo(fn, at, ElementType::kS64), {0});  // [bins]
-  Value next =
-      fn.concatenate({fn.slice(cum, {1}, {bins}), fn.constantInt(0, ElementType::kS64, {1})}, 0);
-  return {castTo(fn, fn.subtract(cum, next), t)};
+  // The width is divided by as an opaque [n] array: XLA turns a division by a
+  // broadcast scalar into a multiplication by its rounded reciprocal (and
+  // folds that into the multiplication by bins), which moves elements next
+  // to a bin boundary.
+  Value width = fn.optimizationBarrier({fn.broadcastInDim(fn.subtract(maxV, minV), {n}, {})})[0];
+  Value scaled = fn.multiply(fn.subtract(x, lo), fn.constant(static_cast<double>(bins), t, {n}));
+  Value pos = castTo(fn, fn.divide(scaled, width), s64);
+  Value last = fn.constantInt(bins - 1, s64, {n});
+  pos = fn.select(fn.compare(pos, fn.constantInt(bins, s64, {n}), ComparisonDirection::kEq), last,
+                  pos);
+  // Elements not counted go to an extra bin `bins`, dropped at the end.
+  Value counted =
+      fn.binary(BinaryOp::kAnd, inRange,
+                fn.binary(BinaryOp::kAnd,
+                          fn.compare(pos, fn.constantInt(0, s64, {n}), ComparisonDirection::kGe),
+                          fn.compare(pos, last, ComparisonDirection::kLe)));
+  pos = fn.select(counted, pos, fn.constantInt(bins, s64, {n}));
+  hlo::ScatterDims sd;
+  sd.insertedWindowDims = {0};
+  sd.scatterDimsToOperandDims = {0};
+  sd.indexVectorDim = 1;
+  auto add = [](Function& r, const std::vector<Value>& v) {
+    return std::vector<Value>{r.add(v[0], v[1])};
+  };
+  Value counts = fn.scatter({fn.constantInt(0, s64, {bins + 1})}, fn.reshape(pos, {n, 1}),
+                            {fn.constantInt(1, s64, {n})}, sd, add)[0];
+  return {castTo(fn, fn.slice(counts, {0}, {bins}), t)};
 }
 
 const Registrar kHistc({"aten::histc", "aten::histc.out"}, lowerHistc);

@@ -35,6 +35,32 @@ def test_histc(args):
     run(lambda x: torch.histc(x, 5), torch.zeros(0))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_histc_bins_by_interpolation(dtype):
+    # PyTorch puts x in bin trunc((x - min) * bins / (max - min)), which near an
+    # edge may disagree with linspace's edges (0 is above linspace(-2, 2, 101)[50]
+    # in float32, yet lands in bin 50). A division by a broadcast width, which XLA
+    # would turn into a multiplication by the reciprocal, moves some elements.
+    x = torch.cat([torch.zeros(5), torch.linspace(-2, 2, 101), torch.randn(3000) * 1.5]).to(dtype)
+    for args in [(100, -2.0, 2.0), (7, -1.0, 1.0), (1000,), (1000, -2.5, 2.5), (313, -1.7, 3.1)]:
+        run(lambda x, a=args: torch.histc(x, *a), x)
+    run(lambda x: torch.histc(x, 3, -1.0, 1.0), torch.randn(4, 5, 6).to(dtype))
+
+
+def test_histc_and_multinomial_large():
+    # Memory linear in the input: these needed [n, bins] / [samples, categories]
+    # and [categories, categories] intermediates before (gigabytes).
+    x = torch.randn(2_000_000)
+    run(lambda x: torch.histc(x, 100, -3.0, 3.0), x)
+    p = torch.rand(2, 20_000)
+    p[:, ::3] = 0
+    torchtpu.metrics.reset()
+    s = torch.multinomial(p.to(D), 20_000, replacement=True).cpu()
+    no_fallback()
+    assert s.shape == (2, 20_000)
+    assert (p.gather(1, s) > 0).all()  # categories of probability 0 are never drawn
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool, torch.int32])
 def test_hash_tensor(dtype):
     x = (torch.randn(4, 5) * 100).to(dtype)
