@@ -276,7 +276,7 @@ def main() -> None:
     if args.threads:
         thread_worker(args)
         return
-    common = ["--out", args.out, "--nproc", str(args.nproc)] + (["--quick"] if args.quick else [])
+    common = ["--out", args.out] + (["--quick"] if args.quick else [])
     cmd = [
         sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={args.nproc}",
         "--master_addr=127.0.0.1", "--master_port=29533", __file__, *common,
@@ -284,7 +284,8 @@ def main() -> None:
     rc = subprocess.call(cmd)
     if rc == 0:
         env = {**os.environ, "TORCHTPU_CPU_DEVICE_COUNT": str(args.nproc)}
-        rc = subprocess.call([sys.executable, __file__, "--threads", *common], env=env)
+        threads = [sys.executable, __file__, "--threads", f"--nproc={args.nproc}", *common]
+        rc = subprocess.call(threads, env=env)
     sys.exit(rc)
 
 

@@ -83,5 +83,12 @@ def mode(name: str) -> Iterator[None]:
 
 
 def sync() -> None:
-    """Wait for all launched work (and, in deferring modes, run what is recorded)."""
-    _C._synchronize(-1)
+    """Wait for all launched work (and, in deferring modes, run what is recorded).
+
+    On a thread rank of ``torchtpu.distributed.run_threads``, the work of the
+    rank's own device (as a process would).
+    """
+    from torchtpu.distributed.threads import rank_device
+
+    device = rank_device()
+    _C._synchronize(-1 if device is None else device)

@@ -136,6 +136,14 @@ std::string programText(const Collective& c, const std::vector<TensorType>& type
 }
 
 std::mutex cacheMu;
+// One replicated program runs at a time. XLA's CPU client runs each replica on
+// a thread of a shared pool, where it blocks until every replica reaches the
+// collective (and aborts the process after 40 s). Two replicated programs in
+// flight at once can hold all the pool's threads with replicas waiting for
+// partners that then never get a thread: so launches are serialized, each
+// one starts only when all its inputs are computed, and it is finished before
+// the next begins.
+std::mutex launchMu;
 std::map<std::string, std::shared_ptr<runtime::Executable>>& cache() {
   static auto* m = new std::map<std::string, std::shared_ptr<runtime::Executable>>();
   return *m;

@@ -133,7 +133,7 @@ std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<Arra
 }
 
 void synchronize(int device) {
-  flushTraces("sync");
+  flushTraces("sync", device);
   std::deque<std::pair<int, runtime::Event>> mine;
   {
     std::lock_guard<std::mutex> lock(pendingMu);

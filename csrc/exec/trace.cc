@@ -475,9 +475,12 @@ RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<A
         }
         [[fallthrough]];
       case ArrayBinding::Kind::kArray: {
-        auto [it, inserted] =
-            t->inputIndex.emplace(b.array.get(), static_cast<int>(t->inputs.size()));
-        if (inserted) t->inputs.push_back(b.array);
+        // Looked up before inserting: emplace allocates a map node first.
+        auto it = t->inputIndex.find(b.array.get());
+        if (it == t->inputIndex.end()) {
+          it = t->inputIndex.emplace(b.array.get(), static_cast<int>(t->inputs.size())).first;
+          t->inputs.push_back(b.array);
+        }
         node.arrays.push_back(-1 - it->second);
         break;
       }
@@ -521,9 +524,11 @@ RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<A
   return out;
 }
 
-void flushTraces(const std::string& reason) {
+void flushTraces(const std::string& reason, int device) {
   std::lock_guard<std::recursive_mutex> lock(traceMutex());
-  for (auto& [device, t] : traces()) flushLocked(t, reason);
+  for (auto& [d, t] : traces()) {
+    if (device < 0 || d == device) flushLocked(t, reason);
+  }
 }
 
 size_t pendingOps() {

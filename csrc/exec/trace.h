@@ -41,8 +41,9 @@ RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<A
 // off by default: looking it up costs about a microsecond per op).
 bool sourceLinesEnabled();
 
-// Runs everything recorded (all devices). `reason` is counted in metrics.
-void flushTraces(const std::string& reason);
+// Runs everything recorded on `device` (-1: all devices). `reason` is counted
+// in metrics.
+void flushTraces(const std::string& reason, int device = -1);
 
 // Number of ops recorded and not yet flushed.
 size_t pendingOps();

@@ -115,7 +115,9 @@ void bindTorch(py::module_& m) {
   });
   m.def("_set_cpu_fallback", &aten::setCpuFallbackEnabled);
   m.def("_cpu_fallback_enabled", &aten::cpuFallbackEnabled);
-  m.def("_flush", [](const std::string& reason) { exec::flushTraces(reason); });
+  m.def(
+      "_flush", [](const std::string& reason, int device) { exec::flushTraces(reason, device); },
+      py::arg("reason"), py::arg("device") = -1);
   m.def("_pending_ops", &exec::pendingOps);
   // Modes by name: this thread's (`is_default` false) or every thread's default.
   m.def(

@@ -54,6 +54,38 @@ def check_compiled(rank: int) -> dict[str, Any]:
     return {"launches": torchtpu.metrics.counters()["compiled_collectives"] - before}
 
 
+def defer_steady() -> None:
+    """A DDP training loop in defer mode on thread ranks compiles nothing after
+    warm-up: each rank's flushes cut only its own device's trace."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    model = DDP(worker.make_mlp().to("tpu"))
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    x = torch.randn(8, 16).to("tpu")
+
+    def step() -> None:
+        with torchtpu.mode("defer"):
+            opt.zero_grad()
+            model(x).pow(2).mean().backward()
+            opt.step()
+            torchtpu.sync()
+
+    for _ in range(3):
+        step()
+    dist.barrier()
+    before = torchtpu.metrics.counters()["compiles"]
+    dist.barrier()
+    for _ in range(4):
+        step()
+    dist.barrier()
+    compiles = torchtpu.metrics.counters()["compiles"] - before
+    assert compiles == 0, f"{compiles} compiles after warm-up on thread ranks in defer mode"
+    worker.RESULTS["defer_steady_compiles"] = compiles
+
+
+worker.SCENARIOS["defer_steady"] = defer_steady
+
+
 def scenarios(names: list[str]) -> Any:
     def fn(rank: int) -> dict[str, Any]:
         out: dict[str, Any] = {"compiled": check_compiled(rank)}

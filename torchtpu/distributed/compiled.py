@@ -59,8 +59,9 @@ class CompiledCollectives:
 
     @staticmethod
     def _prepare(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
-        # Runs this rank's deferred work (a flush point), then hands over dense values.
-        _C._flush("collective")
+        # Runs this rank's deferred work (a flush point of its device's trace only:
+        # the other ranks are still recording theirs), then hands over dense values.
+        _C._flush("collective", torch.tpu.current_device())
         return [t.detach().contiguous() for t in tensors]
 
     # ---- collectives ------------------------------------------------------------
@@ -130,7 +131,7 @@ class CompiledCollectives:
         flat_in = [t for lst in inputs for t in lst]
         if name is None or not self.applies(outputs) or not self.applies(flat_in):
             return None
-        _C._flush("collective")
+        _C._flush("collective", torch.tpu.current_device())
         payload = [torch.stack([t.detach() for t in lst]) for lst in inputs]
         out = self._meet("reduce_scatter", payload, _launcher("reduce_scatter", name))
         for dst, src in zip(outputs, out, strict=True):

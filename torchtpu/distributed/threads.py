@@ -15,8 +15,11 @@ ranks' devices. ``fn(rank, *args)`` is ordinary torch.distributed code::
 
 c10d's process-group state is made per-thread while it runs (torch's own
 extension point for thread ranks), autograd runs each rank's backward on the
-rank's thread, and a rank that raises makes the others fail at their next
-collective instead of waiting for it.
+rank's thread, ``torchtpu.sync()`` and the collectives' flush points touch only
+the rank's own device, and a rank that raises makes the others fail at their
+next collective instead of waiting for it. The ranks share the process's
+default CPU random generator: seed and build models under a lock if every rank
+must draw the same weights.
 """
 
 from __future__ import annotations
@@ -35,6 +38,12 @@ from torchtpu import _C
 from torchtpu.distributed import meeting
 
 _running = threading.Lock()
+_rank = threading.local()
+
+
+def rank_device() -> int | None:
+    """The device of this thread when it is a rank of ``run_threads``, else None."""
+    return getattr(_rank, "device", None)
 
 
 class _ThreadWorld(c10d._World):
@@ -148,6 +157,7 @@ def run_threads(
         def body(rank: int) -> None:
             try:
                 torch.tpu.set_device(rank)
+                _rank.device = rank
                 with torch.autograd.set_multithreading_enabled(False):
                     dist.init_process_group(
                         backend, store=store, rank=rank, world_size=world_size, timeout=timeout
