@@ -189,14 +189,16 @@ class CallBuilder {
       if (pend && pend->type.dtype != ref.dtype) pend = nullptr;
       // A view of another dtype than the storage holds (view_as_real, ...)
       // reinterprets the bytes; a second dtype in one call reads a copy.
-      exec::ArrayPtr a = pend ? nullptr : (seen ? ds->array() : storageArrayAs(*ds, ref.dtype));
-      if (seen && a) a = reinterpretArray(a, ref.dtype);
+      exec::ArrayPtr a = pend ? nullptr : ds->array();
+      if (a && a->buffer().elementType() != ref.dtype) {
+        a = seen ? reinterpretArray(a, ref.dtype) : storageArrayAs(*ds, ref.dtype);
+      }
       pendings_.push_back(pend);
       if (pend) {
         call_.arrays.push_back(pend->type);
         call_.zeroArrays.push_back(false);
       } else if (a) {
-        call_.arrays.push_back(a->type());
+        call_.arrays.emplace_back(a->buffer().elementType(), a->buffer().dims());
         call_.zeroArrays.push_back(false);
       } else {
         // Uninitialized: the program makes the zeros, nothing is uploaded.
@@ -313,7 +315,7 @@ class CallBuilder {
 // Fills the builder from the stack. Returns false (with `why`) for an argument
 // kind the bridge does not handle.
 bool describeArgs(const c10::FunctionSchema& schema, const OpInfo& info,
-                  const std::vector<c10::IValue>& args, CallBuilder& b, std::string& why) {
+                  c10::ArrayRef<c10::IValue> args, CallBuilder& b, std::string& why) {
   const bool staticScalars = info.staticScalars;
   // Find the device first so CPU scalars and generators know where to go.
   size_t first = args.size();
@@ -505,9 +507,8 @@ hlo::TensorType typeOf(const at::Tensor& t) {
 // writeBack and returns. Resizes out= arguments that PyTorch would resize
 // (and asks the caller to describe the call again). Returns false with `why`
 // when the meta kernel fails or the returns are not tensors.
-bool inferResults(const c10::OperatorHandle& op, const std::vector<c10::IValue>& args,
-                  ir::OpCall& call, std::vector<ReturnSpec>& returns, bool& resized,
-                  std::string& why) {
+bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args, ir::OpCall& call,
+                  std::vector<ReturnSpec>& returns, bool& resized, std::string& why) {
   const auto& schema = op.schema();
   torch::jit::Stack meta;
   for (const auto& v : args) meta.push_back(toMeta(v));
@@ -608,7 +609,8 @@ bool inferResults(const c10::OperatorHandle& op, const std::vector<c10::IValue>&
 }
 
 at::Tensor newPendingTensor(const exec::PendingPtr& value, int device) {
-  c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, device));
+  std::optional<c10::DeviceGuard> guard;  // the allocator makes storages on the current device
+  if (device != currentDevice()) guard.emplace(c10::Device(c10::DeviceType::PrivateUse1, device));
   at::Tensor t = at::detail::empty_generic(
       value->type.dims, tpuAllocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
       toScalarType(value->type.dtype), c10::MemoryFormat::Contiguous);
@@ -711,7 +713,8 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   }
 
   const bool defer = exec::launchMode() == exec::LaunchMode::kDefer;
-  std::vector<c10::IValue> args(stack->end() - nargs, stack->end());
+  // The arguments, on the stack until the results replace them.
+  const c10::ArrayRef<c10::IValue> args(stack->data() + (stack->size() - nargs), nargs);
   std::shared_ptr<const exec::CompiledOp> compiled;
   std::shared_ptr<const std::vector<ReturnSpec>> returnsPtr;
   std::optional<CallBuilder> builder;
@@ -818,19 +821,25 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     }
   }
 
+  // Returned arguments are taken before the arguments leave the stack.
+  std::vector<c10::IValue> aliased;
+  for (const ReturnSpec& r : returns) {
+    if (r.kind == ReturnSpec::Kind::kAliasArg) aliased.push_back(args[r.arg]);
+  }
   torch::jit::drop(*stack, nargs);
   size_t next = 0;
+  size_t nextAlias = 0;
   for (const ReturnSpec& r : returns) {
     switch (r.kind) {
       case ReturnSpec::Kind::kAliasArg:
-        stack->push_back(args[r.arg]);
+        stack->push_back(std::move(aliased[nextAlias++]));
         break;
       case ReturnSpec::Kind::kNew:
-        stack->push_back(newResults[next++]);
+        stack->push_back(std::move(newResults[next++]));
         break;
       case ReturnSpec::Kind::kNewList: {
         c10::List<at::Tensor> list;
-        for (int e = 0; e < r.count; ++e) list.push_back(newResults[next++]);
+        for (int e = 0; e < r.count; ++e) list.push_back(std::move(newResults[next++]));
         stack->push_back(std::move(list));
         break;
       }

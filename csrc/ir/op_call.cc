@@ -1,17 +1,31 @@
 #include "ir/op_call.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace torchtpu::ir {
 namespace {
 
+// Keys are built for every op call (and every recorded op): no temporaries.
+void appendInt(std::string& key, int64_t x) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), x);
+  key.append(buf, r.ptr);
+}
+
 void appendInts(std::string& key, const std::vector<int64_t>& v) {
   key += '[';
   for (int64_t x : v) {
-    key += std::to_string(x);
+    appendInt(key, x);
     key += ',';
   }
   key += ']';
+}
+
+// "f32[2,3,]": injective like TensorType::str(), without building a string.
+void appendType(std::string& key, const hlo::TensorType& t) {
+  key += runtime::elementTypeName(t.dtype);
+  appendInts(key, t.dims);
 }
 
 // Exact text of a double (hex float), so distinct values never share a key.
@@ -27,13 +41,13 @@ void appendRef(std::string& key, const TensorRef& t) {
     return;
   }
   key += 'T';
-  key += std::to_string(t.array);
+  appendInt(key, t.array);
   key += ':';
   key += runtime::elementTypeName(t.dtype);
   appendInts(key, t.sizes);
   appendInts(key, t.strides);
   key += '+';
-  key += std::to_string(t.offset);
+  appendInt(key, t.offset);
 }
 
 }  // namespace
@@ -69,13 +83,14 @@ void ArgValue::appendKey(std::string& key) const {
     case Kind::kScalar:
     case Kind::kRng:
       key += 'S';
-      key += std::to_string(scalar);
+      appendInt(key, scalar);
       break;
     case Kind::kBool:
       key += b ? "b1" : "b0";
       break;
     case Kind::kInt:
-      key += 'i' + std::to_string(i);
+      key += 'i';
+      appendInt(key, i);
       break;
     case Kind::kDouble: {
       key += 'd';
@@ -93,10 +108,12 @@ void ArgValue::appendKey(std::string& key) const {
       }
       break;
     case Kind::kString:
-      key += 's' + s;
+      key += 's';
+      key += s;
       break;
     case Kind::kDType:
-      key += 't' + std::string(runtime::elementTypeName(dtype));
+      key += 't';
+      key += runtime::elementTypeName(dtype);
       break;
     case Kind::kOther:
       key += 'o';
@@ -106,19 +123,24 @@ void ArgValue::appendKey(std::string& key) const {
 }
 
 std::string OpCall::key() const {
-  std::string key = op;
+  std::string key;
+  key.reserve(256);
+  key += op;
   key += '|';
   for (const auto& a : args) a.appendKey(key);
   key += '|';
   for (size_t k = 0; k < arrays.size(); ++k) {
-    key += arrays[k].str();
+    appendType(key, arrays[k]);
     if (k < zeroArrays.size() && zeroArrays[k]) key += '0';
   }
   key += '|';
-  for (const auto& t : scalars) key += t.str();
+  for (const auto& t : scalars) appendType(key, t);
   key += '|';
   for (const WriteTarget& w : writeBack) {
-    key += std::to_string(w.arg) + ":" + std::to_string(w.element) + ",";
+    appendInt(key, w.arg);
+    key += ':';
+    appendInt(key, w.element);
+    key += ',';
   }
   return key;
 }
