@@ -124,6 +124,16 @@ def scenario_collectives() -> None:
     o = torch.empty(2, 3, device=dev)
     dist.reduce_scatter(o, list(big[r].to(dev).chunk(n)))
     close(o, mine, "reduce_scatter")
+    # PREMUL_SUM (what FSDP uses to pre-divide gradients): a number or a tensor factor
+    for factor in (0.25, torch.tensor(0.5, device=dev)):
+        premul = dist._make_nccl_premul_sum(factor)
+        f = float(factor)
+        t = inputs[r].to(dev)
+        dist.all_reduce(t, op=premul)
+        close(t, stack.sum(0) * f, f"all_reduce PREMUL_SUM {f}")
+        o = torch.empty(2, 3, device=dev)
+        dist.reduce_scatter_tensor(o, big[r].to(dev), op=premul)
+        close(o, mine * f, f"reduce_scatter_tensor PREMUL_SUM {f}")
     with dist._coalescing_manager(async_ops=True) as cm:
         oa = torch.empty(2, 3, device=dev)
         ob = torch.empty(2, 3, device=dev)

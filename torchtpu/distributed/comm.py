@@ -59,6 +59,17 @@ def reduce_op_name(op: Any) -> str | None:
     return None
 
 
+def premul_factor(op: Any) -> Any:
+    """The factor of a ``ReduceOp.PREMUL_SUM`` (``dist._make_nccl_premul_sum``):
+    a number or a tensor; None for any other op."""
+    if isinstance(op, str) or getattr(op, "op", None) != dist.ReduceOp.PREMUL_SUM:
+        return None
+    factor = getattr(op, "factor", None)
+    if factor is None:
+        raise ValueError("torchtpu.distributed: ReduceOp.PREMUL_SUM without a factor")
+    return factor
+
+
 def _check(name: str, tensors: Sequence[torch.Tensor]) -> None:
     if len(tensors) == 0:
         raise ValueError(f"torchtpu.distributed.comm.{name}: no tensors")

@@ -66,11 +66,24 @@ class CompiledCollectives:
 
     # ---- collectives ------------------------------------------------------------
 
+    @staticmethod
+    def _reduction(reduce_op: Any) -> tuple[str | None, Any]:
+        """The compiled reduction's name and a PREMUL_SUM factor (else None)."""
+        factor = comm.premul_factor(reduce_op)
+        if factor is not None:
+            return "sum", factor
+        return comm.reduce_op_name(reduce_op), None
+
+    @staticmethod
+    def _scaled(payload: list[torch.Tensor], factor: Any) -> list[torch.Tensor]:
+        return payload if factor is None else [p * factor for p in payload]
+
     def allreduce(self, tensors: list[torch.Tensor], reduce_op: Any) -> dist.Work | None:
-        name = comm.reduce_op_name(reduce_op)
+        name, factor = self._reduction(reduce_op)
         if name is None or not self.applies(tensors):
             return None
-        out = self._meet("all_reduce", self._prepare(tensors), _launcher("all_reduce", name))
+        payload = self._scaled(self._prepare(tensors), factor)
+        out = self._meet("all_reduce", payload, _launcher("all_reduce", name))
         for t, o in zip(tensors, out, strict=True):
             _copy(t, o)
         return completed(tensors)
@@ -85,10 +98,11 @@ class CompiledCollectives:
         return completed(tensors)
 
     def reduce(self, tensors: list[torch.Tensor], reduce_op: Any, root: int) -> dist.Work | None:
-        name = comm.reduce_op_name(reduce_op)
+        name, factor = self._reduction(reduce_op)
         if name is None or not self.applies(tensors):
             return None
-        out = self._meet("reduce", self._prepare(tensors), _launcher("all_reduce", name))
+        payload = self._scaled(self._prepare(tensors), factor)
+        out = self._meet("reduce", payload, _launcher("all_reduce", name))
         if self.rank == root:
             for t, o in zip(tensors, out, strict=True):
                 _copy(t, o)
@@ -127,12 +141,12 @@ class CompiledCollectives:
     def reduce_scatter(
         self, outputs: list[torch.Tensor], inputs: list[list[torch.Tensor]], reduce_op: Any
     ) -> dist.Work | None:
-        name = comm.reduce_op_name(reduce_op)
+        name, factor = self._reduction(reduce_op)
         flat_in = [t for lst in inputs for t in lst]
         if name is None or not self.applies(outputs) or not self.applies(flat_in):
             return None
         _C._flush("collective", torch.tpu.current_device())
-        payload = [torch.stack([t.detach() for t in lst]) for lst in inputs]
+        payload = self._scaled([torch.stack([t.detach() for t in lst]) for lst in inputs], factor)
         out = self._meet("reduce_scatter", payload, _launcher("reduce_scatter", name))
         for dst, src in zip(outputs, out, strict=True):
             _copy(dst, src[0])
@@ -141,7 +155,7 @@ class CompiledCollectives:
     def reduce_scatter_into(
         self, outputs: list[torch.Tensor], inputs: list[torch.Tensor], reduce_op: Any
     ) -> dist.Work | None:
-        name = comm.reduce_op_name(reduce_op)
+        name, factor = self._reduction(reduce_op)
         if name is None or not self.applies(outputs) or not self.applies(inputs):
             return None
         for o, i in zip(outputs, inputs, strict=True):
@@ -150,7 +164,7 @@ class CompiledCollectives:
                     f"torchtpu.distributed: reduce_scatter_tensor input has {i.numel()} "
                     f"elements, expected {o.numel()} x {self.size}"
                 )
-        payload = [x.reshape(self.size, -1) for x in self._prepare(inputs)]
+        payload = self._scaled([x.reshape(self.size, -1) for x in self._prepare(inputs)], factor)
         out = self._meet("reduce_scatter_tensor", payload, _launcher("reduce_scatter", name))
         for dst, src in zip(outputs, out, strict=True):
             _copy(dst, src)

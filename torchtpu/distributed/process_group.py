@@ -26,7 +26,7 @@ import torch._C._distributed_c10d as _c10d
 import torch.distributed as dist
 
 import torchtpu.device
-from torchtpu.distributed import checks, errors, meeting
+from torchtpu.distributed import checks, comm, errors, meeting
 from torchtpu.distributed.compiled import CompiledCollectives
 from torchtpu.distributed.staging import copy_back, empty_host, to_host
 from torchtpu.distributed.work import StagedWork
@@ -34,16 +34,24 @@ from torchtpu.distributed.work import StagedWork
 ReduceOp = dist.ReduceOp
 
 
-def _reduce_op(op: Any) -> tuple[Any, bool]:
-    """Gloo's reduce op for `op`, and whether to divide by the group size after."""
+def _reduce_op(op: Any) -> tuple[Any, bool, Any]:
+    """Gloo's reduce op for `op`, whether to divide by the group size after, and
+    the factor to multiply the inputs by first (PREMUL_SUM), or None."""
     if op == ReduceOp.AVG:
-        return ReduceOp.SUM, True
-    if op == ReduceOp.PREMUL_SUM:
-        raise NotImplementedError(
-            "torchtpu.distributed: ReduceOp.PREMUL_SUM is not supported by the host-staged "
-            "tpu backend; scale the tensor and use ReduceOp.SUM"
-        )
-    return op, False
+        return ReduceOp.SUM, True, None
+    factor = comm.premul_factor(op)
+    if factor is not None:
+        return ReduceOp.SUM, False, factor
+    return op, False, None
+
+
+def _premul(host: list[torch.Tensor], factor: Any) -> list[torch.Tensor]:
+    """The host inputs scaled by a PREMUL_SUM factor (new tensors: the caller's
+    CPU tensors pass through to_host unchanged and must stay so)."""
+    if factor is None:
+        return host
+    f = factor.cpu() if isinstance(factor, torch.Tensor) else factor
+    return [h * f for h in host]
 
 
 def _divide(tensors: Sequence[torch.Tensor], size: int) -> None:
@@ -170,8 +178,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
         if self._compiled and (w := self._compiled.allreduce(tensors, opts.reduceOp)):
             return w
         self._check("all_reduce", tensors)
-        op, avg = _reduce_op(opts.reduceOp)
-        host = to_host(tensors)
+        op, avg, factor = _reduce_op(opts.reduceOp)
+        host = _premul(to_host(tensors), factor)
         o = _with_timeout(_c10d.AllreduceOptions(), opts)
         o.reduceOp = op
         work = self._launch("all_reduce", lambda: self._gloo.allreduce(host, o))
@@ -188,8 +196,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
         if self._compiled and (w := self._compiled.allreduce(tensors, opts.reduceOp)):
             return w
         self._check("all_reduce", tensors)
-        op, avg = _reduce_op(opts.reduceOp)
-        host = to_host(tensors)
+        op, avg, factor = _reduce_op(opts.reduceOp)
+        host = _premul(to_host(tensors), factor)
         works = []
         for h in host:
             o = _with_timeout(_c10d.AllreduceOptions(), opts)
@@ -222,8 +230,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
         if self._compiled and (w := self._compiled.reduce(tensors, opts.reduceOp, opts.rootRank)):
             return w
         self._check("reduce", tensors)
-        op, avg = _reduce_op(opts.reduceOp)
-        host = to_host(tensors)
+        op, avg, factor = _reduce_op(opts.reduceOp)
+        host = _premul(to_host(tensors), factor)
         o = _with_timeout(_c10d.ReduceOptions(), opts)
         o.reduceOp = op
         o.rootRank = opts.rootRank
@@ -360,7 +368,8 @@ class ProcessGroupTPU(dist.ProcessGroup):
         self, op_name: str, output: torch.Tensor, flat_in: torch.Tensor, opts: Any
     ) -> tuple[dist.Work, Callable[[], None]]:
         """Reduce-scatter a contiguous host tensor whose dim 0 splits evenly."""
-        op, avg = _reduce_op(opts.reduceOp)
+        op, avg, factor = _reduce_op(opts.reduceOp)
+        flat_in = _premul([flat_in], factor)[0]
         h_out = empty_host([output])[0]
         o = _with_timeout(_c10d.ReduceScatterOptions(), opts)
         o.reduceOp = op
