@@ -90,9 +90,31 @@ std::vector<Tensors> runCollective(const std::string& kind, const std::vector<Te
   return out;
 }
 
+// Makes `dst` hold `src`'s values by pointing dst's storage at src's device
+// array, without a copy, when dst is exactly its whole storage (contiguous,
+// offset 0, the same byte size) and src is a whole materialized array of the
+// same dtype and element count. Returns false (nothing done) otherwise.
+bool adopt(at::Tensor& dst, const at::Tensor& src) {
+  if (dst.device().type() != c10::DeviceType::PrivateUse1 || src.device() != dst.device() ||
+      src.scalar_type() != dst.scalar_type() || src.numel() != dst.numel() ||
+      !dst.is_contiguous() || dst.storage_offset() != 0 ||
+      dst.storage().nbytes() != static_cast<size_t>(dst.numel()) * dst.element_size() ||
+      dst.is_conj() || dst.is_neg()) {
+    return false;
+  }
+  exec::DeviceStorage& from = aten::deviceStorage(src);
+  if (!from.materialized()) return false;
+  exec::ArrayPtr array = from.array();
+  if (!aten::viewOf(src).isWholeArray(array->type())) return false;
+  aten::deviceStorage(dst).setArray(array);
+  dst.unsafeGetTensorImpl()->bump_version();
+  return true;
+}
+
 }  // namespace
 
 void bindCollectives(py::module_& m) {
+  m.def("_adopt", &adopt, py::arg("dst"), py::arg("src"));
   m.def("_collective", &runCollective, py::arg("kind"), py::arg("tensors"),
         py::arg("reduce") = "sum", py::arg("dim") = 0, py::arg("root") = 0);
 }

@@ -111,8 +111,9 @@ def run(
 
 
 def _copy_into(dst: torch.Tensor, src: torch.Tensor) -> None:
-    with torch.no_grad():
-        dst.copy_(src.view(dst.shape))
+    if not _C._adopt(dst, src):  # no copy when dst is a whole storage
+        with torch.no_grad():
+            dst.copy_(src.view(dst.shape))
 
 
 def all_reduce(tensors: Sequence[torch.Tensor], op: Any = "sum") -> Sequence[torch.Tensor]:

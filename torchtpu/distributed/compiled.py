@@ -34,8 +34,11 @@ def _launcher(kind: str, op: str = "sum", dim: int = 0, root: int = 0) -> Any:
 
 
 def _copy(dst: torch.Tensor, src: torch.Tensor) -> None:
-    with torch.no_grad():
-        dst.copy_(src.view(dst.shape))
+    """dst takes src's values: by taking over its device array when dst is a
+    whole storage (no copy), else by a device copy."""
+    if not _C._adopt(dst, src):
+        with torch.no_grad():
+            dst.copy_(src.view(dst.shape))
 
 
 class CompiledCollectives:
