@@ -24,6 +24,7 @@ def report() -> str:
         f"compiles            {c['compiles']} ({c['compile_seconds']:.2f} s)",
         f"cache hits          {c['cache_hits']}",
         f"launches            {c['launches']}",
+        f"compiled collectives {c['compiled_collectives']}",
         f"host -> device      {c['host_to_device_bytes'] / 1e6:.2f} MB",
         f"device -> host      {c['device_to_host_bytes'] / 1e6:.2f} MB",
         f"live buffers        {c['live_buffers']} ({c['live_bytes'] / 1e6:.2f} MB, "
