@@ -123,7 +123,7 @@ def bench_record_op(device: str, quick: bool) -> tuple[Any, int]:
         _sync(device)  # runs what was recorded, outside the timed region
         return elapsed / RECORD_BATCH
 
-    return fn, 50 if quick else 200
+    return fn, 100 if quick else 500
 
 
 # Benchmarks whose fn times itself (returns seconds per op): a repeat's figure
