@@ -146,18 +146,23 @@ std::vector<uint8_t> scalarBytes(const c10::Scalar& s, hlo::TensorType& type) {
 // Gathers an op call's arrays, views and scalars from the stack.
 class CallBuilder {
  public:
-  explicit CallBuilder(const std::string& name, size_t nargs = 2) {
+  // `deferred`: recording into a trace (arrays are bindings_, not arrays_).
+  explicit CallBuilder(const std::string& name, size_t nargs = 2, bool deferred = false) {
+    deferred_ = deferred;
     call_.op = name;
     call_.argNames.reserve(nargs + 1);
     call_.args.reserve(nargs + 1);
     call_.arrays.reserve(nargs);
-    arrays_.reserve(nargs);
     storages_.reserve(nargs);
-    pendings_.reserve(nargs);
+    if (deferred) {
+      bindings_.reserve(nargs);
+    } else {
+      arrays_.reserve(nargs);
+    }
   }
 
   ir::OpCall call_;
-  std::vector<exec::ArrayPtr> arrays_;
+  std::vector<exec::ArrayPtr> arrays_;          // not deferred: per array (null: zeros)
   std::vector<exec::DeviceStorage*> storages_;  // per array; null for temporaries
   std::vector<exec::HostScalar> scalars_;
   int device_ = -1;
@@ -183,7 +188,7 @@ class CallBuilder {
       if (call_.arrays[k].dtype == ref.dtype) index = static_cast<int>(k);
     }
     if (index < 0) {
-      index = static_cast<int>(arrays_.size());
+      index = static_cast<int>(storages_.size());
       // Deferred: a value of the current trace stays pending.
       exec::PendingPtr pend = (deferred_ && !seen) ? ds->pending() : nullptr;
       if (pend && pend->type.dtype != ref.dtype) pend = nullptr;
@@ -193,7 +198,6 @@ class CallBuilder {
       if (a && a->buffer().elementType() != ref.dtype) {
         a = seen ? reinterpretArray(a, ref.dtype) : storageArrayAs(*ds, ref.dtype);
       }
-      pendings_.push_back(pend);
       if (pend) {
         call_.arrays.push_back(pend->type);
         call_.zeroArrays.push_back(false);
@@ -206,7 +210,7 @@ class CallBuilder {
         call_.arrays.emplace_back(ref.dtype, std::vector<int64_t>{n});
         call_.zeroArrays.push_back(true);
       }
-      arrays_.push_back(std::move(a));
+      addArray(std::move(a), std::move(pend));
       storages_.push_back(seen ? nullptr : ds);
     }
     ref.array = index;
@@ -256,24 +260,13 @@ class CallBuilder {
 
   int device() const { return device_ >= 0 ? device_ : currentDevice(); }
 
-  // Where each array comes from, for recording into a trace (moves the
-  // arrays and pending values out of the builder).
-  std::vector<exec::ArrayBinding> takeBindings() {
-    std::vector<exec::ArrayBinding> out(arrays_.size());
-    for (size_t k = 0; k < arrays_.size(); ++k) {
-      if (k < pendings_.size() && pendings_[k]) {
-        out[k].kind = exec::ArrayBinding::Kind::kPending;
-        out[k].pending = std::move(pendings_[k]);
-      } else if (arrays_[k]) {
-        out[k].kind = exec::ArrayBinding::Kind::kArray;
-        out[k].array = std::move(arrays_[k]);
-      }
-    }
-    return out;
-  }
+  // Where each array comes from, for recording into a trace (moved out).
+  std::vector<exec::ArrayBinding> takeBindings() { return std::move(bindings_); }
 
-  bool deferred_ = false;                   // recording into a trace
-  std::vector<exec::PendingPtr> pendings_;  // per array: its pending value, if any
+  bool deferred_ = false;  // recording into a trace
+  // Deferred: per array, where it comes from (a pending value of the current
+  // trace, an array, or zeros).
+  std::vector<exec::ArrayBinding> bindings_;
 
   bool cpuIndices_ = false;  // set while describing an "indices" argument
 
@@ -293,6 +286,21 @@ class CallBuilder {
                 device_, " and tpu:", index, "! (in ", call_.op, ")");
   }
 
+  void addArray(exec::ArrayPtr a, exec::PendingPtr pend) {
+    if (!deferred_) {
+      arrays_.push_back(std::move(a));
+      return;
+    }
+    exec::ArrayBinding& binding = bindings_.emplace_back();
+    if (pend) {
+      binding.kind = exec::ArrayBinding::Kind::kPending;
+      binding.pending = std::move(pend);
+    } else if (a) {
+      binding.kind = exec::ArrayBinding::Kind::kArray;
+      binding.array = std::move(a);
+    }
+  }
+
   ir::TensorRef uploadCpu(const at::Tensor& t) {
     ir::TensorRef ref;
     ref.dtype = requireElementType(t.scalar_type());
@@ -301,13 +309,12 @@ class CallBuilder {
     ref.strides.assign(c.strides().begin(), c.strides().end());
     auto buffer = exec::client()->toDevice(c.data_ptr(), ref.dtype, ref.sizes, device());
     exec::metrics().hostToDeviceBytes += static_cast<int64_t>(c.nbytes());
-    ref.array = static_cast<int>(arrays_.size());
+    ref.array = static_cast<int>(storages_.size());
     auto a = std::make_shared<exec::DeviceArray>(std::move(buffer));
     call_.arrays.push_back(a->type());
     call_.zeroArrays.push_back(false);
-    arrays_.push_back(std::move(a));
+    addArray(std::move(a), nullptr);
     storages_.push_back(nullptr);
-    pendings_.push_back(nullptr);
     return ref;
   }
 };
@@ -721,8 +728,7 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   std::string key;
   bool ready = false;
   for (int attempt = 0; attempt < 2 && !ready; ++attempt) {
-    builder.emplace(name, nargs);
-    builder->deferred_ = defer;
+    builder.emplace(name, nargs, defer);
     std::string why;
     if (!describeArgs(schema, info, args, *builder, why)) return cpuFallback(op, stack, name, why);
     // The key holds everything but the results, which follow from it.
@@ -880,10 +886,10 @@ exec::LaunchResult runInternal(const std::string& op, const std::vector<std::str
 }  // namespace
 
 void deviceCopy(const at::Tensor& dst, const at::Tensor& src) {
-  CallBuilder b("torchtpu::copy");
-  if (exec::launchMode() == exec::LaunchMode::kDefer) {
+  const bool defer = exec::launchMode() == exec::LaunchMode::kDefer;
+  CallBuilder b("torchtpu::copy", 2, defer);
+  if (defer) {
     // Recorded like any other op: the copy joins the trace.
-    b.deferred_ = true;
     for (const auto& [name, t] :
          {std::pair<const char*, const at::Tensor*>{"self", &dst}, {"src", &src}}) {
       b.call_.argNames.push_back(name);
