@@ -1,7 +1,7 @@
 // Indexing ops the OpInfo sweep found on the CPU fallback: index_fill (a
 // mask along dim), index_copy, take and put_ (flat gather / scatter),
-// max_unpool2d/3d (scatter into zeros), trace, bucketize and searchsorted
-// (counting comparisons). Negative indices wrap; out-of-range ones are
+// max_unpool2d/3d (scatter into zeros) and trace (bucketize and searchsorted
+// are in opinfo_gaps_searchsorted.cc). Negative indices wrap; out-of-range ones are
 // clamped by the device instead of raising.
 #include <algorithm>
 #include <climits>
@@ -182,74 +182,6 @@ const Registrar kTrace({"aten::trace", "aten::trace.out"}, [](LowerCtx& c) -> st
   return {fn.reduce(z, fn.constant(0, t), {0, 1},
                     t == ElementType::kPred ? BinaryOp::kOr : BinaryOp::kAdd)};
 });
-
-// ---- bucketize / searchsorted -----------------------------------------------------------
-
-// For each value, the number of boundaries below it (right: at or below it);
-// NaN values count every boundary. `seq` is 1-D, or has the leading dims of
-// `values` and the boundaries along its last dim.
-Value countBelow(Function& fn, Value seq, Value values, bool right) {
-  const ElementType t = promoteTypes(seq.dtype(), values.dtype());
-  seq = castTo(fn, seq, t);
-  values = castTo(fn, values, t);
-  const int64_t m = seq.dims().back();
-  std::vector<int64_t> dims = values.dims();
-  dims.push_back(m);
-  const int64_t r = values.rank();
-  Value v = fn.broadcastInDim(values, dims, [&] {
-    std::vector<int64_t> b;
-    for (int64_t i = 0; i < r; ++i) b.push_back(i);
-    return b;
-  }());
-  Value s;
-  if (seq.rank() == 1) {
-    s = fn.broadcastInDim(seq, dims, {r});
-  } else {
-    std::vector<int64_t> b;
-    for (int64_t i = 0; i < r - 1; ++i) b.push_back(i);
-    b.push_back(r);
-    s = fn.broadcastInDim(seq, dims, b);
-  }
-  Value below = fn.compare(s, v, right ? Dir::kLe : Dir::kLt);
-  if (runtime::isFloating(t)) {
-    below = fn.binary(BinaryOp::kOr, below, fn.compare(v, v, Dir::kNe));  // NaN values
-  }
-  Value ones = fn.select(below, fn.constantInt(1, ElementType::kS64, dims),
-                         fn.constantInt(0, ElementType::kS64, dims));
-  return fn.reduce(ones, fn.constantInt(0, ElementType::kS64), {r}, BinaryOp::kAdd);
-}
-
-const Registrar kBucketize({"aten::bucketize.Tensor", "aten::bucketize.Tensor_out"},
-                           [](LowerCtx& c) -> std::vector<Value> {
-                             Value b = c.tensor("boundaries");
-                             if (b.rank() != 1) c.fail("bucketize expects 1-D boundaries");
-                             if (b.dims()[0] == 0) {
-                               return {
-                                   c.fn.constantInt(0, ElementType::kS64, c.tensor("self").dims())};
-                             }
-                             return {countBelow(c.fn, b, c.tensor("self"), c.b("right"))};
-                           });
-
-const Registrar kSearchsorted({"aten::searchsorted.Tensor", "aten::searchsorted.Tensor_out"},
-                              [](LowerCtx& c) -> std::vector<Value> {
-                                if (!c.isNone("sorter"))
-                                  c.fail("searchsorted with a sorter is not lowered");
-                                Value seq = c.tensor("sorted_sequence");
-                                Value values = c.tensor("self");
-                                bool right = c.b("right");
-                                if (!c.isNone("side")) right = c.str("side") == "right";
-                                if (seq.rank() == 0 || values.rank() == 0)
-                                  c.fail("0-d searchsorted is not lowered");
-                                if (seq.rank() > 1 &&
-                                    (seq.rank() != values.rank() ||
-                                     !std::equal(seq.dims().begin(), seq.dims().end() - 1,
-                                                 values.dims().begin()))) {
-                                  c.fail("searchsorted: leading dims differ");
-                                }
-                                if (seq.dims().back() == 0)
-                                  return {c.fn.constantInt(0, ElementType::kS64, values.dims())};
-                                return {countBelow(c.fn, seq, values, right)};
-                              });
 
 // ---- index_reduce -------------------------------------------------------------------------
 
