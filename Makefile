@@ -72,7 +72,7 @@ py-test: build
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 format: setup
-	$(VENV)/bin/clang-format -i $(CSRC:%CMakeLists.txt=) $(filter %.cc %.h,$(CSRC))
+	$(VENV)/bin/clang-format -i $(filter %.cc %.h,$(CSRC))
 	$(VENV)/bin/ruff format torchtpu tests examples benchmarks
 
 lint: setup

@@ -3,7 +3,7 @@ TORCHTPU_CPU_DEVICE_COUNT), one replicated device program per collective.
 
 ``comm_worker.py`` checks the single-thread API (torchtpu.distributed.comm) against
 CPU results; ``threads_worker.py`` runs the torch.distributed scenarios (DDP,
-FSDP2, checkpoints) on thread ranks through the "tpu" backend's compiled path.
+FSDP2, DTensor, checkpoints) on thread ranks through the "tpu" backend's compiled path.
 Each runs in a subprocess (the device count is fixed when the runtime starts)
 under a hard timeout.
 """
@@ -48,7 +48,7 @@ def test_comm_api_matches_cpu(tmp_path: Path) -> None:
 @pytest.mark.parametrize("n", [2, 4])
 def test_thread_ranks_train_like_one_process(tmp_path: Path, n: int) -> None:
     out = tmp_path / "threads.json"
-    names = ["collectives", "ddp", "ddp_defer", "fsdp2", "fsdp2_defer", "defer_steady"]
+    names = ["collectives", "ddp", "ddp_defer", "fsdp2", "fsdp2_defer", "dtensor", "defer_steady"]
     launch("threads_worker.py", [str(out), str(n), *names], devices=n)
     r = json.loads(out.read_text())
     assert len(r["ranks"]) == n
@@ -59,6 +59,8 @@ def test_thread_ranks_train_like_one_process(tmp_path: Path, n: int) -> None:
         assert checks[what]["max_param_diff"] < 1e-5, what
     assert checks["dcp"]["max_diff"] == 0.0
     assert checks["defer_steady_compiles"] == 0
+    assert checks["dtensor"]["tp_forward_diff"] < 1e-5
+    assert checks["dtensor"]["tp_grad_diff"] < 1e-5
     # (train_sharded resets the counters: this counts the collectives after the last reset)
     assert r["compiled_collectives"] > 10
 

@@ -4,7 +4,7 @@ threads of one process, each on its own CPU-plugin device, and the "tpu" backend
 compiles their collectives into device programs.
 
 ``python threads_worker.py OUT_JSON N scenario...``: the scenarios of worker.py
-(collectives, ddp, fsdp2, their defer forms, distributed checkpoints) run on N
+(collectives, ddp, fsdp2, their defer forms, distributed checkpoints, dtensor) run on N
 thread ranks and check themselves against single-process CPU results; rank 0's
 figures go to OUT_JSON. The "faults" scenario checks errors instead.
 """
@@ -40,6 +40,15 @@ def _locked_make_mlp(seed: int = 0) -> torch.nn.Module:
 
 
 worker.make_mlp = _locked_make_mlp
+_make_tp_pair = worker.make_tp_pair
+
+
+def _locked_make_tp_pair(n: int) -> tuple[torch.nn.Module, torch.nn.Module]:
+    with _seed_lock:
+        return _make_tp_pair(n)
+
+
+worker.make_tp_pair = _locked_make_tp_pair
 
 
 def check_compiled(rank: int) -> dict[str, Any]:

@@ -234,6 +234,15 @@ def scenario_collectives() -> None:
 # ---- training --------------------------------------------------------------------
 
 
+def make_tp_pair(n: int) -> tuple[nn.Module, nn.Module]:
+    """Two copies of one seeded MLP: a CPU reference and one to parallelize."""
+    torch.manual_seed(0)
+    ref = nn.Sequential(nn.Linear(8, 16 * n), nn.ReLU(), nn.Linear(16 * n, 8))
+    tp = nn.Sequential(nn.Linear(8, 16 * n), nn.ReLU(), nn.Linear(16 * n, 8))
+    tp.load_state_dict(ref.state_dict())
+    return ref, tp
+
+
 def make_mlp(seed: int = 0) -> nn.Module:
     torch.manual_seed(seed)
     return nn.Sequential(
@@ -383,10 +392,7 @@ def scenario_dtensor() -> None:
             d2.redistribute(mesh2, [Replicate(), Shard(0)]).full_tensor(), full2, "2-D redistribute"
         )
     # a tensor-parallel MLP: forward and backward against the same MLP on the CPU
-    torch.manual_seed(0)
-    ref = nn.Sequential(nn.Linear(8, 16 * n), nn.ReLU(), nn.Linear(16 * n, 8))
-    tp = nn.Sequential(nn.Linear(8, 16 * n), nn.ReLU(), nn.Linear(16 * n, 8))
-    tp.load_state_dict(ref.state_dict())
+    ref, tp = make_tp_pair(n)
     tp = parallelize_module(tp.to("tpu"), mesh, {"0": ColwiseParallel(), "2": RowwiseParallel()})
     x = torch.randn(5, 8, generator=torch.Generator().manual_seed(3))
     out = tp(x.to("tpu"))

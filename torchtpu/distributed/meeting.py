@@ -135,9 +135,12 @@ def join(store: dist.Store, rank: int, size: int, device: int) -> Meeting | None
         devices.add(int(dev))
     if len(devices) != size:
         return None
+    # A group made again over the same store (destroy, then init) is a new
+    # generation with a meeting of its own: never a stale key of the last one.
+    generation = (store.add("torchtpu/joined", 1) - 1) // size
     if rank == 0:
-        store.set("torchtpu/meeting", uuid.uuid4().hex)
-    key = store.get("torchtpu/meeting").decode()
+        store.set(f"torchtpu/meeting/{generation}", uuid.uuid4().hex)
+    key = store.get(f"torchtpu/meeting/{generation}").decode()
     with _lock:
         return _meetings.setdefault(key, Meeting(size))
 

@@ -153,9 +153,22 @@ def run_threads(
         old_world = c10d._world
         c10d._world = _ThreadWorld()
         torch._C._distributed_c10d._set_thread_isolation_mode(True)
+        # DTensor's sharding propagation runs ops in fake-tensor modes: its own
+        # hook for threaded ranks serializes that.
+        from torch.distributed.tensor._sharding_prop import ShardingPropagator
+
+        old_fake_lock = ShardingPropagator._fake_mode_lock
+        ShardingPropagator._fake_mode_lock = threading.Lock()
 
         def body(rank: int) -> None:
             try:
+                # Fake tensors' dispatch cache is shared by all threads and keys a
+                # factory's device as plain "tpu": it would hand one rank's device
+                # index (tpu:k) to another. Off on rank threads (the setting is
+                # per thread).
+                import torch._dynamo.config as dynamo_config
+
+                dynamo_config.fake_tensor_cache_enabled = False
                 torch.tpu.set_device(rank)
                 _rank.device = rank
                 with torch.autograd.set_multithreading_enabled(False):
@@ -182,6 +195,8 @@ def run_threads(
         if "old_world" in locals():
             c10d._world = old_world
             torch._C._distributed_c10d._set_thread_isolation_mode(False)
+        if "old_fake_lock" in locals():
+            ShardingPropagator._fake_mode_lock = old_fake_lock
         meeting.forget_all()
         _running.release()
     for rank, e in enumerate(errors):
