@@ -87,6 +87,15 @@ Value broadcastValue(Function& f, Value x, int64_t root, int64_t n) {
   return bits ? f.bitcastConvert(v, t) : v;
 }
 
+// ReduceOp.AVG: the sum divided by the group size.
+Value averaged(Function& f, Value sum, ReduceKind r, int64_t n) {
+  if (r != ReduceKind::kAvg) return sum;
+  const ElementType t = sum.dtype();
+  const double size = static_cast<double>(n);
+  return f.divide(sum, runtime::isComplex(t) ? f.constantComplex(size, 0, t, sum.dims())
+                                             : f.constant(size, t, sum.dims()));
+}
+
 std::string programText(const Collective& c, const std::vector<TensorType>& types, int64_t n) {
   hlo::Module m("collective");
   Function& f = m.addFunction("main", types, true);
@@ -100,13 +109,7 @@ std::string programText(const Collective& c, const std::vector<TensorType>& type
     switch (c.kind) {
       case CollectiveKind::kAllReduce: {
         checkReduce(c.reduce, t);
-        Value r = f.allReduce(x, groups, combinerFor(c.reduce, t));
-        if (c.reduce == ReduceKind::kAvg) {
-          r = f.divide(r, runtime::isComplex(t)
-                              ? f.constantComplex(static_cast<double>(n), 0, t, x.dims())
-                              : f.constant(static_cast<double>(n), t, x.dims()));
-        }
-        outs.push_back(r);
+        outs.push_back(averaged(f, f.allReduce(x, groups, combinerFor(c.reduce, t)), c.reduce, n));
         break;
       }
       case CollectiveKind::kBroadcast:
@@ -117,13 +120,8 @@ std::string programText(const Collective& c, const std::vector<TensorType>& type
         break;
       case CollectiveKind::kReduceScatter: {
         checkReduce(c.reduce, t);
-        Value r = f.reduceScatter(x, c.dim, groups, combinerFor(c.reduce, t));
-        if (c.reduce == ReduceKind::kAvg) {
-          r = f.divide(r, runtime::isComplex(t)
-                              ? f.constantComplex(static_cast<double>(n), 0, t, r.dims())
-                              : f.constant(static_cast<double>(n), t, r.dims()));
-        }
-        outs.push_back(r);
+        outs.push_back(
+            averaged(f, f.reduceScatter(x, c.dim, groups, combinerFor(c.reduce, t)), c.reduce, n));
         break;
       }
       case CollectiveKind::kAllToAll:

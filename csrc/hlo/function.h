@@ -260,6 +260,8 @@ class Function {
                      const RegionFn& fn, bool isolated,
                      const std::optional<std::vector<TensorType>>& expected,
                      std::vector<TensorType>* actual);
+  // The region of a collective's reduction: two scalars of `t` combined.
+  std::string combinerRegion(const std::string& op, ElementType t, BinaryOp combiner);
   Function* root();
   const Function* root() const;
 

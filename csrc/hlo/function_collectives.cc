@@ -64,16 +64,20 @@ int64_t checkDim(const std::string& op, const Value& x, int64_t dim) {
 
 }  // namespace
 
-Value Function::allReduce(Value x, const ReplicaGroups& groups, BinaryOp combiner) {
-  const std::string name = "stablehlo.all_reduce";
-  checkGroups(name, groups);
-  const TensorType scalar(x.dtype());
-  const std::string body = region(
-      name, {scalar, scalar},
+std::string Function::combinerRegion(const std::string& op, ElementType t, BinaryOp combiner) {
+  const TensorType scalar(t);
+  return region(
+      op, {scalar, scalar},
       [combiner](Function& r, const std::vector<Value>& a) -> std::vector<Value> {
         return {r.binary(combiner, a[0], a[1])};
       },
       true, std::vector<TensorType>{scalar}, nullptr);
+}
+
+Value Function::allReduce(Value x, const ReplicaGroups& groups, BinaryOp combiner) {
+  const std::string name = "stablehlo.all_reduce";
+  checkGroups(name, groups);
+  const std::string body = combinerRegion(name, x.dtype(), combiner);
   return emit(name, {x}, groupsAttr(groups), {x.type}, {body})[0];
 }
 
@@ -100,13 +104,7 @@ Value Function::reduceScatter(Value x, int64_t dim, const ReplicaGroups& groups,
                                 std::to_string(size));
   }
   dims[dim] /= size;
-  const TensorType scalar(x.dtype());
-  const std::string body = region(
-      name, {scalar, scalar},
-      [combiner](Function& r, const std::vector<Value>& a) -> std::vector<Value> {
-        return {r.binary(combiner, a[0], a[1])};
-      },
-      true, std::vector<TensorType>{scalar}, nullptr);
+  const std::string body = combinerRegion(name, x.dtype(), combiner);
   const std::string attrs =
       "scatter_dimension = " + std::to_string(dim) + " : i64, " + groupsAttr(groups);
   return emit(name, {x}, attrs, {TensorType(x.dtype(), dims)}, {body})[0];

@@ -46,6 +46,18 @@ def rank_device() -> int | None:
     return getattr(_rank, "device", None)
 
 
+def _per_thread(name: str, settable: bool = False) -> property:
+    """A ``_World`` property read from (and written to) the calling thread's state."""
+
+    def get(self: _ThreadWorld) -> Any:
+        return getattr(self._mine(), name)
+
+    def set_(self: _ThreadWorld, value: Any) -> None:
+        setattr(self._mine(), name, value)
+
+    return property(get, set_ if settable else None)
+
+
 class _ThreadWorld(c10d._World):
     """c10d's process-group registry, one per thread."""
 
@@ -62,53 +74,16 @@ class _ThreadWorld(c10d._World):
             t.pg_coalesce_state, t.comms, t.group_count = {}, [], 0
         return t
 
-    @property  # type: ignore[override]
-    def default_pg(self) -> Any:
-        return self._mine().default_pg
-
-    @default_pg.setter
-    def default_pg(self, value: Any) -> None:
-        self._mine().default_pg = value
-
-    @property
-    def pg_map(self) -> Any:
-        return self._mine().pg_map
-
-    @property
-    def pg_names(self) -> Any:
-        return self._mine().pg_names
-
-    @property
-    def pg_group_ranks(self) -> Any:
-        return self._mine().pg_group_ranks
-
-    @property
-    def pg_backend_config(self) -> Any:
-        return self._mine().pg_backend_config
-
-    @property  # type: ignore[override]
-    def group_count(self) -> int:
-        return self._mine().group_count
-
-    @group_count.setter
-    def group_count(self, value: int) -> None:
-        self._mine().group_count = value
-
-    @property
-    def tags_to_pg(self) -> Any:
-        return self._mine().tags_to_pg
-
-    @property
-    def pg_to_tag(self) -> Any:
-        return self._mine().pg_to_tag
-
-    @property
-    def pg_coalesce_state(self) -> Any:
-        return self._mine().pg_coalesce_state
-
-    @property
-    def comms(self) -> Any:
-        return self._mine().comms
+    default_pg = _per_thread("default_pg", settable=True)
+    group_count = _per_thread("group_count", settable=True)
+    pg_map = _per_thread("pg_map")
+    pg_names = _per_thread("pg_names")
+    pg_group_ranks = _per_thread("pg_group_ranks")
+    pg_backend_config = _per_thread("pg_backend_config")
+    tags_to_pg = _per_thread("tags_to_pg")
+    pg_to_tag = _per_thread("pg_to_tag")
+    pg_coalesce_state = _per_thread("pg_coalesce_state")
+    comms = _per_thread("comms")
 
 
 def _ensure_devices(world_size: int) -> None:
