@@ -54,6 +54,18 @@ def init_forms() -> None:
     n = dist.get_world_size()
     assert t.cpu().tolist() == [n * (n + 1) / 2] * 3 and c.tolist() == t.cpu().tolist()
     dist.destroy_process_group()
+    # neither a backend nor a device: c10d's default device map gives the tpu group
+    dist.init_process_group(
+        init_method=f"file://{os.environ['TORCHTPU_TEST_STORE']}.default",
+        rank=r,
+        world_size=n,
+        timeout=datetime.timedelta(seconds=30),
+    )
+    assert isinstance(dist.group.WORLD, ProcessGroupTPU), type(dist.group.WORLD)
+    t = torch.ones(2, device="tpu")
+    dist.all_reduce(t)
+    assert t.cpu().tolist() == [float(n)] * 2
+    dist.destroy_process_group()
     say("OK init forms")
 
 
