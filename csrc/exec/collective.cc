@@ -1,12 +1,10 @@
 #include "exec/collective.h"
 
-#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <stdexcept>
 
-#include "exec/compile_cache.h"
 #include "exec/executor.h"
 #include "exec/metrics.h"
 #include "exec/runtime_state.h"
@@ -65,12 +63,7 @@ std::optional<ElementType> bitsType(ElementType t) {
 
 // Exact broadcast: every replica but the root contributes zero bits, and the
 // all_reduce keeps the largest unsigned bit pattern, which is the root's.
-Value broadcastValue(Function& f, Value x, int64_t root, int64_t n) {
-  const hlo::ReplicaGroups groups = {[n] {
-    std::vector<int64_t> g;
-    for (int64_t i = 0; i < n; ++i) g.push_back(i);
-    return g;
-  }()};
+Value broadcastValue(Function& f, Value x, int64_t root, const hlo::ReplicaGroups& groups) {
   const ElementType t = x.dtype();
   const bool complex = runtime::isComplex(t);
   std::optional<ElementType> bits = complex ? std::nullopt : bitsType(t);
@@ -113,7 +106,7 @@ std::string programText(const Collective& c, const std::vector<TensorType>& type
         break;
       }
       case CollectiveKind::kBroadcast:
-        outs.push_back(broadcastValue(f, x, c.root, n));
+        outs.push_back(broadcastValue(f, x, c.root, groups));
         break;
       case CollectiveKind::kAllGather:
         outs.push_back(f.allGather(x, c.dim, groups));
@@ -133,7 +126,6 @@ std::string programText(const Collective& c, const std::vector<TensorType>& type
   return m.toText();
 }
 
-std::mutex cacheMu;
 // One replicated program runs at a time. XLA's CPU client runs each replica on
 // a thread of a shared pool, where it blocks until every replica reaches the
 // collective (and aborts the process after 40 s). Two replicated programs in
@@ -142,10 +134,6 @@ std::mutex cacheMu;
 // one starts only when all its inputs are computed, and it is finished before
 // the next begins.
 std::mutex launchMu;
-std::map<std::string, std::shared_ptr<runtime::Executable>>& cache() {
-  static auto* m = new std::map<std::string, std::shared_ptr<runtime::Executable>>();
-  return *m;
-}
 
 }  // namespace
 
@@ -212,21 +200,8 @@ std::vector<std::vector<ArrayPtr>> runCollective(
   const std::string text = programText(c, types, n);
   runtime::CompileOptions options;
   for (int d : devices) options.replicaDevices.push_back(client()->devices().at(d).id);
-  const std::string key = options.fingerprint() + "\n" + text;
-  std::shared_ptr<runtime::Executable> exe;
-  {
-    std::lock_guard<std::mutex> lock(cacheMu);
-    auto it = cache().find(key);
-    if (it != cache().end()) {
-      exe = it->second;
-      metrics().cacheHits += 1;
-    }
-  }
-  if (!exe) {
-    exe = compileCached(text, name + " over " + std::to_string(n) + " devices", options);
-    std::lock_guard<std::mutex> lock(cacheMu);
-    cache()[key] = exe;
-  }
+  std::shared_ptr<runtime::Executable> exe =
+      programFor(text, name + " over " + std::to_string(n) + " devices", options);
   if (exe->devices() != devices) {
     throw std::runtime_error(name + ": the plugin placed the replicated program on other devices");
   }

@@ -78,14 +78,13 @@ std::string compileCacheDir() {
 
 std::shared_ptr<runtime::Executable> compileCached(const std::string& text, const std::string& what,
                                                    const runtime::CompileOptions& options) {
-  const std::string optionsKey = options.fingerprint();
-  const bool defaultOptions = optionsKey == runtime::CompileOptions{}.fingerprint();
   const auto& c = client();
   const std::string dir = compileCacheDir();
   std::string key;
   fs::path path;
   if (!dir.empty()) {
-    key = pluginIdentity() + "\n" + (defaultOptions ? "" : optionsKey + "\n") + text;
+    key =
+        pluginIdentity() + "\n" + (options.isDefault() ? "" : options.fingerprint() + "\n") + text;
     char name[32];
     std::snprintf(name, sizeof(name), "%016llx.exe", static_cast<unsigned long long>(fnv1a(key)));
     path = fs::path(dir) / name;

@@ -25,10 +25,6 @@ std::unordered_map<std::string, std::shared_ptr<runtime::Executable>>& textCache
   return *c;
 }
 
-std::shared_ptr<runtime::Executable> compileText(const std::string& text, const std::string& what) {
-  return compileCached(text, what);
-}
-
 // Completion events of launched programs, for synchronize().
 std::mutex pendingMu;
 std::deque<std::pair<int, runtime::Event>> pending;
@@ -63,7 +59,7 @@ std::shared_ptr<const CompiledOp> compileOpCall(const ir::OpCall& call, const st
   auto op = std::make_shared<CompiledOp>();
   op->program = buildOpProgram(call);
   op->results = call.results;
-  op->exe = compileText(op->program.text, call.op);
+  op->exe = compileCached(op->program.text, call.op);
   std::lock_guard<std::mutex> lock(cacheMu);
   opCache()[key] = op;
   return op;
@@ -104,22 +100,28 @@ LaunchResult launch(const CompiledOp& op, const std::vector<ArrayPtr>& arrays,
   return out;
 }
 
-std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<ArrayPtr>& args,
-                                 int device) {
-  std::shared_ptr<runtime::Executable> exe;
+std::shared_ptr<runtime::Executable> programFor(const std::string& text, const std::string& what,
+                                                const runtime::CompileOptions& options) {
+  std::string withOptions;  // the key when the options are not the default
+  if (!options.isDefault()) withOptions = options.fingerprint() + "\n" + text;
+  const std::string& key = withOptions.empty() ? text : withOptions;
   {
     std::lock_guard<std::mutex> lock(cacheMu);
-    auto it = textCache().find(text);
+    auto it = textCache().find(key);
     if (it != textCache().end()) {
-      exe = it->second;
       metrics().cacheHits += 1;
+      return it->second;
     }
   }
-  if (!exe) {
-    exe = compileText(text, "an internal program");
-    std::lock_guard<std::mutex> lock(cacheMu);
-    textCache()[text] = exe;
-  }
+  std::shared_ptr<runtime::Executable> exe = compileCached(text, what, options);
+  std::lock_guard<std::mutex> lock(cacheMu);
+  textCache()[key] = exe;
+  return exe;
+}
+
+std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<ArrayPtr>& args,
+                                 int device) {
+  std::shared_ptr<runtime::Executable> exe = programFor(text, "an internal program");
   std::vector<const runtime::Buffer*> ptrs;
   for (const ArrayPtr& a : args) ptrs.push_back(&a->buffer());
   runtime::ExecuteOptions opts;

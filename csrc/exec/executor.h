@@ -9,6 +9,7 @@
 #include "exec/device_array.h"
 #include "exec/op_program.h"
 #include "ir/op_call.h"
+#include "runtime/compile_options.h"
 #include "runtime/event.h"
 #include "runtime/executable.h"
 
@@ -39,6 +40,12 @@ struct LaunchResult {
 LaunchResult launch(const CompiledOp& op, const std::vector<ArrayPtr>& arrays,
                     const std::vector<hlo::TensorType>& scalarTypes,
                     const std::vector<HostScalar>& scalars, int device);
+
+// The executable of a whole program compiled with `options`: compiled
+// (through the persistent compile cache) on first use, then kept in memory,
+// keyed by the text and the options. `what` names it in slow-compile messages.
+std::shared_ptr<runtime::Executable> programFor(const std::string& text, const std::string& what,
+                                                const runtime::CompileOptions& options = {});
 
 // Compiles (cached by text) and runs a whole program; used by copies and
 // other runtime-internal programs.

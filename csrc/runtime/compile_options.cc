@@ -70,6 +70,13 @@ std::string CompileOptions::serialize() const {
   return out;
 }
 
+bool CompileOptions::isDefault() const {
+  const CompileOptions d;
+  return numReplicas == d.numReplicas && replicaDevices.empty() &&
+         numPartitions == d.numPartitions && deviceOrdinal == d.deviceOrdinal &&
+         portable == d.portable && optimizationLevel == d.optimizationLevel;
+}
+
 std::string CompileOptions::fingerprint() const {
   std::ostringstream out;
   out << "r" << numReplicas;

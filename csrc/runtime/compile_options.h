@@ -27,6 +27,8 @@ struct CompileOptions {
   std::string serialize() const;
   // A short stable text that identifies these options (for cache keys).
   std::string fingerprint() const;
+  // Whether these are the default options (what a plain compile uses).
+  bool isDefault() const;
 };
 
 }  // namespace torchtpu::runtime

@@ -86,6 +86,8 @@ TEST(Replicated, OptionsFingerprintNamesTheDevices) {
   CompileOptions a;
   CompileOptions b;
   b.replicaDevices = {0, 1};
+  EXPECT_TRUE(a.isDefault());
+  EXPECT_FALSE(b.isDefault());
   EXPECT_NE(a.fingerprint(), b.fingerprint());
   EXPECT_NE(a.serialize(), b.serialize());
 }
