@@ -32,30 +32,19 @@ __all__ = [
     "reduce_scatter",
 ]
 
-_REDUCE_NAMES = {
-    "sum": "sum",
-    "avg": "avg",
-    "product": "product",
-    "min": "min",
-    "max": "max",
-}
+_REDUCE_NAMES = ("sum", "avg", "product", "min", "max")
 
 
 def reduce_op_name(op: Any) -> str | None:
     """The compiled collectives' name of a ``dist.ReduceOp`` (or string), or None
     when they do not implement it (bitwise ops, PREMUL_SUM)."""
     if isinstance(op, str):
-        return _REDUCE_NAMES.get(op.lower())
-    table = {
-        dist.ReduceOp.SUM: "sum",
-        dist.ReduceOp.AVG: "avg",
-        dist.ReduceOp.PRODUCT: "product",
-        dist.ReduceOp.MIN: "min",
-        dist.ReduceOp.MAX: "max",
-    }
-    for k, v in table.items():
-        if op == k:
-            return v
+        name = op.lower()
+        return name if name in _REDUCE_NAMES else None
+    # ReduceOp compares equal to its RedOpType member, whose name is e.g. "SUM".
+    for name in _REDUCE_NAMES:
+        if op == getattr(dist.ReduceOp, name.upper()):
+            return name
     return None
 
 
@@ -110,8 +99,10 @@ def run(
     return _C._collective(kind, inputs, op, dim, root)
 
 
-def _copy_into(dst: torch.Tensor, src: torch.Tensor) -> None:
-    if not _C._adopt(dst, src):  # no copy when dst is a whole storage
+def copy_into(dst: torch.Tensor, src: torch.Tensor) -> None:
+    """dst takes src's values: by taking over its device array when dst is a
+    whole storage (no copy), else by a device copy."""
+    if not _C._adopt(dst, src):
         with torch.no_grad():
             dst.copy_(src.view(dst.shape))
 
@@ -124,7 +115,7 @@ def all_reduce(tensors: Sequence[torch.Tensor], op: Any = "sum") -> Sequence[tor
         raise ValueError(f"torchtpu.distributed.comm.all_reduce: unsupported reduce op {op}")
     out = run("all_reduce", [[t] for t in tensors], name)
     for t, o in zip(tensors, out, strict=True):
-        _copy_into(t, o[0])
+        copy_into(t, o[0])
     return tensors
 
 
@@ -136,7 +127,7 @@ def broadcast(tensors: Sequence[torch.Tensor], root: int = 0) -> Sequence[torch.
     out = run("broadcast", [[t] for t in tensors], root=root)
     for i, (t, o) in enumerate(zip(tensors, out, strict=True)):
         if i != root:
-            _copy_into(t, o[0])
+            copy_into(t, o[0])
     return tensors
 
 

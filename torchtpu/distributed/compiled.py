@@ -33,12 +33,7 @@ def _launcher(kind: str, op: str = "sum", dim: int = 0, root: int = 0) -> Any:
     return launch
 
 
-def _copy(dst: torch.Tensor, src: torch.Tensor) -> None:
-    """dst takes src's values: by taking over its device array when dst is a
-    whole storage (no copy), else by a device copy."""
-    if not _C._adopt(dst, src):
-        with torch.no_grad():
-            dst.copy_(src.view(dst.shape))
+_copy = comm.copy_into
 
 
 class CompiledCollectives:
@@ -61,10 +56,15 @@ class CompiledCollectives:
         return self.meeting.run(seq, self.rank, op, payload, launch, self.timeout)
 
     @staticmethod
-    def _prepare(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
-        # Runs this rank's deferred work (a flush point of its device's trace only:
-        # the other ranks are still recording theirs), then hands over dense values.
+    def _flush() -> None:
+        # Runs this rank's deferred work: a flush point of its device's trace only
+        # (the other ranks are still recording theirs).
         _C._flush("collective", torch.tpu.current_device())
+
+    @classmethod
+    def _prepare(cls, tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+        """This rank's inputs as dense values, after its deferred work has run."""
+        cls._flush()
         return [t.detach().contiguous() for t in tensors]
 
     # ---- collectives ------------------------------------------------------------
@@ -148,7 +148,7 @@ class CompiledCollectives:
         flat_in = [t for lst in inputs for t in lst]
         if name is None or not self.applies(outputs) or not self.applies(flat_in):
             return None
-        _C._flush("collective", torch.tpu.current_device())
+        self._flush()
         payload = self._scaled([torch.stack([t.detach() for t in lst]) for lst in inputs], factor)
         out = self._meet("reduce_scatter", payload, _launcher("reduce_scatter", name))
         for dst, src in zip(outputs, out, strict=True):
