@@ -73,7 +73,9 @@ class Meeting:
                     f"torchtpu.distributed: ranks called different collectives at the same "
                     f"point: {slot.op} and {op} (call {seq} of the group)"
                 )
-            slot.payloads[rank] = payload
+            # A failed call keeps only who arrived, not their tensors: its slot may
+            # outlive it (a rank that never comes never takes its result).
+            slot.payloads[rank] = payload if slot.error is None else None
             if len(slot.payloads) == self.size and slot.error is None:
                 payloads = [slot.payloads[r] for r in range(self.size)]
                 try:
@@ -101,6 +103,7 @@ class Meeting:
                         f"rank(s) {missing} did not join within the timeout ({deadline:g} s)"
                     )
                     slot.error = slot.error or err
+                    slot.payloads = dict.fromkeys(slot.payloads)
                     self._cv.notify_all()
                     raise err
                 if self._aborted is not None and slot.results is None:
