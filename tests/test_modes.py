@@ -124,10 +124,43 @@ def test_env_var_sets_the_default_of_every_thread() -> None:
     assert "[3.0, 3.0]" in r.stdout
 
 
-def test_invalid_env_var_is_a_clear_error() -> None:
-    r = run_python("import torchtpu", TORCHTPU_MODE="fast", TORCH_DEVICE_BACKEND_AUTOLOAD="0")
-    assert r.returncode != 0
-    assert "TORCHTPU_MODE='fast' is not a torchtpu mode" in r.stderr
+def test_invalid_env_var_is_a_warning_and_strict_is_used() -> None:
+    for autoload in ("0", "1"):
+        r = run_python(
+            "import torch, torchtpu\n"
+            "print(torchtpu.get_mode(), (torch.ones(2, device='tpu') * 3).tolist())\n",
+            TORCHTPU_MODE="fast",
+            TORCH_DEVICE_BACKEND_AUTOLOAD=autoload,
+        )
+        assert r.returncode == 0, r.stderr
+        assert "TORCHTPU_MODE='fast' is not a torchtpu mode" in r.stderr
+        assert "strict [3.0, 3.0]" in r.stdout
+
+
+def test_a_bad_environment_never_breaks_import_torch() -> None:
+    # Plain `import torch` autoloads torchtpu: a bad setting warns, and the CPU
+    # works; importing torch again (a second attempt) is harmless.
+    r = run_python(
+        "import torch\n"
+        "import importlib, torch\n"
+        "importlib.reload(torch.nn)\n"
+        "print((torch.ones(2) + 1).tolist(), (torch.ones(2, device='tpu') + 1).tolist())\n",
+        TORCHTPU_MODE="bogus",
+        TORCHTPU_CPU_FALLBACK="maybe",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "TORCHTPU_MODE='bogus'" in r.stderr and "TORCHTPU_CPU_FALLBACK='maybe'" in r.stderr
+    assert "[2.0, 2.0] [2.0, 2.0]" in r.stdout
+    # torchtpu itself failing to import: `import torch` warns and works.
+    r = run_python(
+        "import sys\n"
+        "sys.modules['torchtpu'] = None\n"
+        "import torch\n"
+        "print((torch.ones(2) + 1).tolist())\n"
+    )
+    assert r.returncode == 0, r.stderr
+    assert "torchtpu was not loaded" in r.stderr
+    assert "[2.0, 2.0]" in r.stdout
 
 
 def test_sync_waits_for_launched_work() -> None:

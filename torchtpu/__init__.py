@@ -1,24 +1,15 @@
 """torchtpu: run PyTorch on TPUs and any device with a PJRT plugin.
 
 ``import torchtpu`` (or plain ``import torch`` once torchtpu is installed, through
-torch's backend autoload) registers the "tpu" device.
+torch's backend autoload, see ``torchtpu_autoload``) registers the "tpu" device.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 
-
-def _autoload() -> None:
-    """Entry point for torch's device-backend autoload (``import torch`` alone).
-
-    Importing this package registers the device; the function itself has
-    nothing left to do. It is defined before ``import torch`` because that
-    import may run the autoload while this module is still initializing.
-    """
-
-
-import torch  # noqa: E402
+import torch
 
 from torchtpu import (
     _C,  # noqa: I001 - loads the ATen kernels; needs torch first
@@ -72,8 +63,15 @@ def _register() -> None:
         torch._register_device_module("tpu", _device_module)
     if not hasattr(torch.Tensor, "is_tpu"):
         torch.utils.generate_methods_for_privateuse1_backend(for_storage=True)
-    if os.environ.get("TORCHTPU_CPU_FALLBACK", "1") == "0":
+    fallback = os.environ.get("TORCHTPU_CPU_FALLBACK", "1")
+    if fallback == "0":
         set_cpu_fallback(False)
+    elif fallback != "1":
+        warnings.warn(
+            f"TORCHTPU_CPU_FALLBACK={fallback!r} is neither 0 nor 1; the CPU fallback stays on",
+            RuntimeWarning,
+            stacklevel=2,
+        )
 
 
 def _patch_printing() -> None:

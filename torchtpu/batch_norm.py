@@ -40,8 +40,11 @@ def _native_batch_norm(
         empty = input.new_empty(0)
         return out, empty, input.new_empty(0)
     channels = input.shape[1] if input.dim() > 1 else 0
-    rm = running_mean if stats else input.new_zeros(channels, dtype=torch.float32)
-    rv = running_var if stats else input.new_ones(channels, dtype=torch.float32)
+    # Without running statistics, placeholders in the statistics' dtype.
+    reduced = input.dtype in (torch.bfloat16, torch.float16)
+    stat_dtype = torch.float32 if reduced else input.dtype
+    rm = running_mean if stats else input.new_zeros(channels, dtype=stat_dtype)
+    rv = running_var if stats else input.new_ones(channels, dtype=stat_dtype)
     out, mean, invstd, new_rm, new_rv = aten._native_batch_norm_legit_functional(
         input, weight, bias, rm, rv, True, momentum, eps
     )

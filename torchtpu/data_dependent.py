@@ -90,6 +90,11 @@ def _masked_select(self: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 def _masked_scatter_(self: torch.Tensor, mask: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
     if mask.dtype != torch.bool:
         raise RuntimeError(f"masked_scatter_: expected BoolTensor for mask, got {mask.dtype}")
+    if source.dtype != self.dtype:
+        raise RuntimeError(
+            "masked_scatter_: expected self and source to have same dtypes but got "
+            f"{self.dtype} and {source.dtype}"
+        )
     m = mask.expand(self.shape).reshape(-1)
     src = source.reshape(-1)
     if src.numel() == 0:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import warnings
 from collections.abc import Iterator
 
 from torchtpu import _C
@@ -36,11 +37,17 @@ def _check(name: object) -> str:
 
 
 def _read_default() -> str:
+    """The default mode from TORCHTPU_MODE. Read at import, which may run inside
+    ``import torch`` (autoload): a bad value is a warning, never an error."""
     value = os.environ.get(MODE_ENV, "") or "strict"
     if value not in MODES:
-        raise ValueError(
-            f"{MODE_ENV}={value!r} is not a torchtpu mode; choose one of {', '.join(MODES)}"
+        warnings.warn(
+            f"{MODE_ENV}={value!r} is not a torchtpu mode (choose one of {', '.join(MODES)}); "
+            "using 'strict'",
+            RuntimeWarning,
+            stacklevel=2,
         )
+        return "strict"
     return value
 
 

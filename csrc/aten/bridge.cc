@@ -11,6 +11,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "aten/call_contract.h"
 #include "aten/dtype.h"
 #include "aten/generator.h"
 #include "aten/mask_indices.h"
@@ -39,6 +40,8 @@ struct ReturnSpec {
   enum class Kind { kNew, kNewList, kAliasArg, kUndefined, kNone } kind = Kind::kNone;
   int arg = -1;   // kAliasArg: the argument returned
   int count = 1;  // results it takes (list length for kNewList)
+  // kNew/kNewList: each result's sizes and strides, as PyTorch gives them.
+  std::vector<std::vector<int64_t>> sizes, strides;
 };
 
 // What a cached call needs besides the compiled program.
@@ -47,6 +50,7 @@ struct BridgeEntry {
   std::shared_ptr<const std::vector<ReturnSpec>> returns;
   std::vector<hlo::TensorType> results;
   std::vector<ir::OpCall::WriteTarget> writeBack;
+  std::vector<std::vector<int64_t>> resultOrder;
   std::string unsupported;  // non-empty: go straight to the CPU fallback
 };
 
@@ -478,22 +482,24 @@ int aliasedArg(const c10::FunctionSchema& schema, const c10::Argument& ret) {
   return -1;
 }
 
-at::Tensor toMeta(const at::Tensor& t) {
+at::Tensor metaTensor(const at::Tensor& t) {
   if (!t.defined() || t.device().type() != c10::DeviceType::PrivateUse1) return t;
   return at::empty_strided(t.sizes(), t.strides(), t.options().device(c10::kMeta));
 }
 
-c10::IValue toMeta(const c10::IValue& v) {
-  if (v.isTensor()) return toMeta(v.toTensor());
+}  // namespace
+
+c10::IValue metaArgument(const c10::IValue& v) {
+  if (v.isTensor()) return metaTensor(v.toTensor());
   if (v.isTensorList()) {
     c10::List<at::Tensor> out;
-    for (const at::Tensor& t : v.toTensorList()) out.push_back(toMeta(t));
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(metaTensor(t));
     return out;
   }
   if (v.isOptionalTensorList()) {
     c10::List<std::optional<at::Tensor>> out;
     for (const std::optional<at::Tensor>& t : v.toOptionalTensorList()) {
-      out.push_back(t.has_value() ? std::optional<at::Tensor>(toMeta(*t)) : std::nullopt);
+      out.push_back(t.has_value() ? std::optional<at::Tensor>(metaTensor(*t)) : std::nullopt);
     }
     return out;
   }
@@ -505,9 +511,55 @@ c10::IValue toMeta(const c10::IValue& v) {
   return v;
 }
 
+namespace {
+
 hlo::TensorType typeOf(const at::Tensor& t) {
   return hlo::TensorType(requireElementType(t.scalar_type()),
                          std::vector<int64_t>(t.sizes().begin(), t.sizes().end()));
+}
+
+// The order in which a result with PyTorch's sizes and strides `t` is stored
+// (see OpCall::resultOrder): its dims of size > 1 by decreasing stride, after
+// its dims of size 1. Empty when that is row-major, or when the strides are
+// not a dense permuted layout (such a result is stored row-major and gets
+// contiguous strides).
+std::vector<int64_t> storageOrder(const at::Tensor& t) {
+  const int64_t n = t.dim();
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < n; ++d) {
+    if (t.size(d) == 1) order.push_back(d);
+  }
+  const size_t unit = order.size();
+  for (int64_t d = 0; d < n; ++d) {
+    if (t.size(d) != 1) order.push_back(d);
+  }
+  if (t.numel() == 0) return {};
+  std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(unit), order.end(),
+                   [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
+  int64_t expected = 1;
+  for (size_t k = order.size(); k-- > unit;) {
+    if (t.stride(order[k]) != expected) return {};
+    expected *= t.size(order[k]);
+  }
+  bool rowMajor = true;
+  for (size_t k = unit + 1; k < order.size(); ++k) rowMajor = rowMajor && order[k - 1] < order[k];
+  if (rowMajor) return {};
+  return order;
+}
+
+// Notes a new result's sizes, strides and storage order.
+void addNewResult(const at::Tensor& t, ir::OpCall& call, ReturnSpec& spec) {
+  call.results.push_back(typeOf(t));
+  call.writeBack.push_back({-1, -1});
+  call.resultOrder.resize(call.results.size());
+  spec.sizes.emplace_back(t.sizes().begin(), t.sizes().end());
+  if (t.numel() == 0 || t.is_non_overlapping_and_dense()) {
+    call.resultOrder.back() = storageOrder(t);
+    spec.strides.emplace_back(t.strides().begin(), t.strides().end());
+  } else {
+    const c10::DimVector contiguous = c10::contiguous_strides(t.sizes());
+    spec.strides.emplace_back(contiguous.begin(), contiguous.end());
+  }
 }
 
 // Runs the op on meta tensors to learn result types; fills results,
@@ -518,7 +570,7 @@ bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
                   std::vector<ReturnSpec>& returns, bool& resized, std::string& why) {
   const auto& schema = op.schema();
   torch::jit::Stack meta;
-  for (const auto& v : args) meta.push_back(toMeta(v));
+  for (const auto& v : args) meta.push_back(metaArgument(v));
   try {
     op.callBoxed(&meta);
   } catch (const std::exception& e) {
@@ -535,10 +587,12 @@ bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
     why = "meta kernel: " + msg;
     return false;
   }
+  applyCpuLayouts(schema, args, meta);
   resized = false;
   returns.clear();
   call.results.clear();
   call.writeBack.clear();
+  call.resultOrder.clear();
   const auto& rets = schema.returns();
   if (rets.empty()) {
     // In-place ops returning nothing: the mutated arguments get the results.
@@ -566,6 +620,10 @@ bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
       const at::Tensor& actual = args[alias].toTensor();
       const at::Tensor& m = mv.toTensor();
       if (actual.sizes() != m.sizes()) {
+        // In-place targets keep their shape; out= arguments are resized.
+        if (keepsShape(schema, args, alias)) {
+          throwInPlaceShape(actual.sizes(), m.sizes());
+        }
         at::native::resize_output(actual, m.sizes());
         resized = true;
       }
@@ -579,15 +637,11 @@ bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
       call.writeBack.push_back({ir::OpCall::kDiscard, -1});
     } else if (alias < 0 && mv.isTensor()) {
       spec.kind = ReturnSpec::Kind::kNew;
-      call.results.push_back(typeOf(mv.toTensor()));
-      call.writeBack.push_back({-1, -1});
+      addNewResult(mv.toTensor(), call, spec);
     } else if (alias < 0 && mv.isTensorList()) {
       spec.kind = ReturnSpec::Kind::kNewList;
       spec.count = static_cast<int>(mv.toTensorList().size());
-      for (const at::Tensor& t : mv.toTensorList()) {
-        call.results.push_back(typeOf(t));
-        call.writeBack.push_back({-1, -1});
-      }
+      for (const at::Tensor& t : mv.toTensorList()) addNewResult(t, call, spec);
     } else {
       why = "return " + std::to_string(r) + " is not a tensor";
       return false;
@@ -615,24 +669,15 @@ bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
   return true;
 }
 
-at::Tensor newPendingTensor(const exec::PendingPtr& value, int device) {
+// A tpu tensor with PyTorch's sizes and strides for a result, over a new
+// storage on `device` (which the caller points at the result's value).
+at::Tensor newResultTensor(c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                           runtime::ElementType dtype, int device) {
   std::optional<c10::DeviceGuard> guard;  // the allocator makes storages on the current device
   if (device != currentDevice()) guard.emplace(c10::Device(c10::DeviceType::PrivateUse1, device));
-  at::Tensor t = at::detail::empty_generic(
-      value->type.dims, tpuAllocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
-      toScalarType(value->type.dtype), c10::MemoryFormat::Contiguous);
-  deviceStorage(t).setPending(value);
-  return t;
-}
-
-at::Tensor newTensor(const exec::ArrayPtr& array, c10::ScalarType dtype, int device) {
-  c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, device));
-  std::vector<int64_t> sizes = array->type().dims;
-  at::Tensor t = at::detail::empty_generic(sizes, tpuAllocator(),
+  return at::detail::empty_strided_generic(sizes, strides, tpuAllocator(),
                                            c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
-                                           dtype, c10::MemoryFormat::Contiguous);
-  deviceStorage(t).setArray(array);
-  return t;
+                                           toScalarType(dtype));
 }
 
 // The same-device rule of lowered ops, for ops that run on the CPU: CPU
@@ -745,11 +790,13 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
         returnsPtr = it->second.returns;
         call.results = it->second.results;
         call.writeBack = it->second.writeBack;
+        call.resultOrder = it->second.resultOrder;
         if (defer || compiled) exec::metrics().cacheHits += 1;
         ready = true;
       }
     }
     if (!ready) {
+      checkCall(op, args);
       auto returns = std::make_shared<std::vector<ReturnSpec>>();
       returnsPtr = returns;
       bool resized = false;
@@ -786,6 +833,7 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     entry.returns = returnsPtr;
     entry.results = call.results;
     entry.writeBack = call.writeBack;
+    entry.resultOrder = call.resultOrder;
     if (compiled) entry.compiled = compiled;
     ready = true;
   }
@@ -793,6 +841,11 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
 
   CallBuilder& b = *builder;
   const std::vector<ReturnSpec>& returns = *returnsPtr;
+  // The sizes and strides of each new result, in order.
+  std::vector<std::pair<c10::IntArrayRef, c10::IntArrayRef>> layouts;
+  for (const ReturnSpec& r : returns) {
+    for (size_t e = 0; e < r.sizes.size(); ++e) layouts.emplace_back(r.sizes[e], r.strides[e]);
+  }
   std::vector<at::Tensor> newResults;
   if (defer) {
     exec::RecordedOutputs rec;
@@ -810,7 +863,12 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       if (ds != nullptr) ds->setPending(std::move(rec.updatedArrays[k]));
     }
     newResults.reserve(rec.newResults.size());
-    for (const auto& p : rec.newResults) newResults.push_back(newPendingTensor(p, device));
+    for (size_t k = 0; k < rec.newResults.size(); ++k) {
+      const exec::PendingPtr& p = rec.newResults[k];
+      at::Tensor t = newResultTensor(layouts[k].first, layouts[k].second, p->type.dtype, device);
+      deviceStorage(t).setPending(p);
+      newResults.push_back(std::move(t));
+    }
   } else {
     exec::LaunchResult launched;
     try {
@@ -822,8 +880,12 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       exec::DeviceStorage* ds = b.storages_[compiled->program.updatedArrays[k]];
       if (ds != nullptr) ds->setArray(launched.updatedArrays[k]);
     }
-    for (const auto& array : launched.newResults) {
-      newResults.push_back(newTensor(array, toScalarType(array->type().dtype), b.device()));
+    for (size_t k = 0; k < launched.newResults.size(); ++k) {
+      const exec::ArrayPtr& array = launched.newResults[k];
+      at::Tensor t =
+          newResultTensor(layouts[k].first, layouts[k].second, array->type().dtype, b.device());
+      deviceStorage(t).setArray(array);
+      newResults.push_back(std::move(t));
     }
   }
 

@@ -17,6 +17,10 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 // lowered_overrides.cc). Returns how many were routed; call once at start-up.
 int registerLoweredOverrides();
 
+// The argument as the bridge hands it to meta kernels: tpu tensors become
+// meta tensors of the same sizes and strides, tpu devices the meta device.
+c10::IValue metaArgument(const c10::IValue& v);
+
 bool cpuFallbackEnabled();
 void setCpuFallbackEnabled(bool enabled);
 

@@ -5,6 +5,7 @@
 #include <torch/library.h>
 
 #include "aten/bridge.h"
+#include "aten/call_contract.h"
 #include "aten/dtype.h"
 #include "aten/storage.h"
 #include "exec/metrics.h"
@@ -98,6 +99,7 @@ void uploadWhole(const at::Tensor& dst, const at::Tensor& src) {
 at::Tensor copyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
   // `self` is the source.
   if (self.numel() == 0 || dst.numel() == 0) return dst;
+  if (isTpu(dst)) checkCopy(dst, self);
   const bool lazyBits = self.is_conj() || self.is_neg();
   if (isTpu(self) && !isTpu(dst)) {
     if (!lazyBits && dst.is_contiguous() && dst.scalar_type() == self.scalar_type() &&

@@ -91,9 +91,23 @@ at::Tensor& setEmpty(at::Tensor& self) {
   return setStorage(self, storage, 0, {0}, {});
 }
 
+// Whether `self` may take `from`'s storage and metadata in place
+// (`param.data = t`): between dense CPU and tpu tensors, as PyTorch allows
+// between the CPU and CUDA. nn.Module.to("tpu") then keeps its Parameter
+// objects, so tied weights stay tied and optimizers keep their parameters.
+bool hasCompatibleShallowCopyType(const at::Tensor& self, const at::Tensor& from) {
+  auto dense = [](const at::Tensor& t) {
+    return t.layout() == c10::kStrided &&
+           (t.device().is_cpu() || t.device().type() == c10::DeviceType::PrivateUse1);
+  };
+  if (dense(self) && dense(from)) return true;
+  return self.unsafeGetTensorImpl()->has_compatible_shallow_copy_type(from.key_set());
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_has_compatible_shallow_copy_type", hasCompatibleShallowCopyType);
   m.impl("empty.memory_format", emptyMemoryFormat);
   m.impl("empty_strided", emptyStrided);
   m.impl("as_strided", at::native::as_strided_tensorimpl);

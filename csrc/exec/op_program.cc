@@ -91,6 +91,9 @@ EmittedOp emitOpCall(hlo::Function& fn, const ir::OpCall& call, const std::vecto
     if (target.arg == ir::OpCall::kDiscard) continue;
     Value r = fitResult(fn, results[j], call.results[j], call.op, j);
     if (target.arg < 0) {
+      if (j < call.resultOrder.size() && !call.resultOrder[j].empty()) {
+        r = fn.transpose(r, call.resultOrder[j]);  // stored in PyTorch's layout
+      }
       out.newResults.push_back(r);
       continue;
     }

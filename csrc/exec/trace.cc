@@ -514,7 +514,7 @@ RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<A
   };
   for (size_t j = 0; j < call.results.size(); ++j) {
     if (j >= call.writeBack.size() || call.writeBack[j].arg == -1) {
-      out.newResults.push_back(newValue(call.results[j]));
+      out.newResults.push_back(newValue(call.storedType(j)));
     }
   }
   for (int a : out.updatedArrayIndex) out.updatedArrays.push_back(newValue(call.arrays[a]));

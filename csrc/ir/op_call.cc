@@ -68,6 +68,13 @@ bool TensorRef::isWholeArray(const hlo::TensorType& array) const {
   return true;
 }
 
+hlo::TensorType OpCall::storedType(size_t i) const {
+  if (i >= resultOrder.size() || resultOrder[i].empty()) return results[i];
+  hlo::TensorType t = results[i];
+  for (size_t k = 0; k < resultOrder[i].size(); ++k) t.dims[k] = results[i].dims[resultOrder[i][k]];
+  return t;
+}
+
 void ArgValue::appendKey(std::string& key) const {
   switch (kind) {
     case Kind::kNone:

@@ -82,6 +82,14 @@ struct OpCall {
     int element = -1;
   };
   std::vector<WriteTarget> writeBack;
+  // For result i with no write target: the order its elements are stored in,
+  // from the strides PyTorch gives it (a permuted input's layout carries over
+  // to elementwise results): stored dim k is result dim resultOrder[i][k].
+  // Empty (or missing): row-major.
+  std::vector<std::vector<int64_t>> resultOrder;
+
+  // The type result i is stored as (its dims in resultOrder[i]).
+  hlo::TensorType storedType(size_t i) const;
 
   // Everything that determines the compiled program except `results` (which
   // follow from it): op, static arguments, array and scalar types, views.

@@ -26,8 +26,6 @@ import torchtpu
 # bound there).
 LOSS_RTOL = 1e-4
 LOSS_ATOL = 1e-5
-PARAM_RTOL = 1e-3
-PARAM_ATOL = 1e-3
 
 Batch = tuple[torch.Tensor, ...]
 POOL = 2  # distinct batches per case
@@ -47,6 +45,9 @@ class Case:
     steps: int = 5
     # Ops expected to fall back to the CPU on "tpu" (none, ideally).
     fallbacks: frozenset[str] = field(default_factory=frozenset)
+    # The bound on the final weights' difference from the CPU's.
+    param_atol: float = 1e-3
+    param_rtol: float = 1e-3
 
 
 @dataclass
@@ -83,6 +84,20 @@ def _train(
     return losses, model
 
 
+def sharing(model: nn.Module) -> list[list[str]]:
+    """The parameter names that share one Parameter object (tied weights), and
+    those that share storage without being the same object."""
+    by_object: dict[int, list[str]] = {}
+    by_storage: dict[tuple[str, int], list[str]] = {}
+    for name, p in model.named_parameters(remove_duplicate=False):
+        by_object.setdefault(id(p), []).append(name)
+        key = (p.device.type, p.untyped_storage().data_ptr())
+        by_storage.setdefault(key, []).append(name)
+    groups = [sorted(g) for g in by_object.values() if len(g) > 1]
+    groups += [["storage", *sorted(g)] for g in by_storage.values() if len(g) > 1]
+    return sorted(groups)
+
+
 def _state(model: nn.Module) -> dict[str, torch.Tensor]:
     """Parameters and floating-point buffers, on the CPU."""
     out = {f"param {k}": v.detach().cpu() for k, v in model.named_parameters()}
@@ -113,7 +128,12 @@ def compare(case: Case, mode: str) -> Outcome:
     losses and final weights agree within the stated tolerances and that
     exactly `case.fallbacks` fell back to the CPU, and records the outcome."""
     initial, batches, cpu_losses, cpu_state = _cpu_reference(case)
-    model = copy.deepcopy(initial).to("tpu")
+    model = copy.deepcopy(initial)
+    params_before = list(model.parameters())
+    model = model.to("tpu")
+    # .to() keeps every Parameter object (tied weights stay tied), as on CUDA.
+    assert all(a is b for a, b in zip(params_before, model.parameters(), strict=True))
+    assert sharing(model) == sharing(initial), "the parameters' sharing changed on tpu"
     torchtpu.sync()
     torchtpu.metrics.reset()
     start = time.perf_counter()
@@ -123,6 +143,8 @@ def compare(case: Case, mode: str) -> Outcome:
     with torchtpu.mode("strict" if compiled else mode):
         tpu_losses, model = _train(case, model, batches, "tpu", compiled)
         tpu_state = _state(model)
+    assert sharing(model) == sharing(initial), "training changed the parameters' sharing"
+
     seconds = time.perf_counter() - start
     counters = torchtpu.metrics.counters()
     fallbacks = dict(counters["fallbacks"])
@@ -158,8 +180,8 @@ def compare(case: Case, mode: str) -> Outcome:
         torch.testing.assert_close(
             tpu_state[k],
             want,
-            rtol=PARAM_RTOL,
-            atol=PARAM_ATOL,
+            rtol=case.param_rtol,
+            atol=case.param_atol,
             msg=lambda m, k=k: f"{case.name} ({mode}) {k} after training:\n{m}",
         )
     # It learns: the last step's loss is below the first one's on the same batch.

@@ -15,7 +15,12 @@ expected ones (none). The models:
           norm, max pooling, adaptive average pooling), SGD with momentum;
 - cnn:    a convolutional network with batch norm and max/average pooling, SGD;
 - lstm:   embedding, 2-layer nn.LSTM, linear head, Adam;
-- gru:    embedding, 2-layer nn.GRU, linear head, RMSprop.
+- gru:    embedding, 2-layer nn.GRU, linear head, RMSprop;
+- gpt2:   transformers' GPT2LMHeadModel, whose lm_head is the token embedding
+          (tied weights), AdamW; final weights within 1e-4 of the CPU's;
+- bart:   transformers' BartForConditionalGeneration, an encoder-decoder whose
+          encoder and decoder embeddings and lm_head are one tied matrix,
+          AdamW; final weights within 1e-4 of the CPU's.
 
 Dropout is 0: CPU and "tpu" draw different random numbers. Nothing is
 downloaded (HF_HUB_OFFLINE=1; models are built from configurations).
@@ -216,7 +221,91 @@ GRU = Case(
     lambda p: torch.optim.RMSprop(p, lr=1e-2),
 )
 
-CASES = {c.name: c for c in (GPT, BERT, RESNET, CNN, LSTM, GRU)}
+# ---- tied weights (transformers) ---------------------------------------------------
+# Models whose output projection is their input embedding: `.to("tpu")` must
+# keep the one Parameter (untied, the two copies would train apart).
+
+TIED_VOCAB = 64
+
+
+def gpt2() -> nn.Module:
+    cfg = transformers.GPT2Config(
+        vocab_size=TIED_VOCAB,
+        n_positions=32,
+        n_embd=32,
+        n_layer=2,
+        n_head=4,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
+    model = transformers.GPT2LMHeadModel(cfg)
+    assert model.lm_head.weight is model.transformer.wte.weight
+    return model
+
+
+def lm_batches(g: torch.Generator, n: int) -> list[Batch]:
+    return [(torch.randint(0, TIED_VOCAB, (4, 12), generator=g),) for _ in range(n)]
+
+
+GPT2 = Case(
+    "gpt2",
+    gpt2,
+    lm_batches,
+    lambda m, b: m(input_ids=b[0], labels=b[0]).loss,
+    adamw,
+    param_atol=1e-4,
+    param_rtol=0.0,
+)
+
+
+def bart() -> nn.Module:
+    cfg = transformers.BartConfig(
+        vocab_size=TIED_VOCAB,
+        d_model=32,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=32,
+        dropout=0.0,
+        attention_dropout=0.0,
+        activation_dropout=0.0,
+        pad_token_id=1,
+        bos_token_id=0,
+        eos_token_id=2,
+        decoder_start_token_id=2,
+    )
+    model = transformers.BartForConditionalGeneration(cfg)
+    assert model.lm_head.weight is model.model.shared.weight
+    return model
+
+
+def seq2seq_batches(g: torch.Generator, n: int) -> list[Batch]:
+    return [
+        (
+            torch.randint(3, TIED_VOCAB, (4, 10), generator=g),
+            torch.randint(3, TIED_VOCAB, (4, 8), generator=g),
+        )
+        for _ in range(n)
+    ]
+
+
+BART = Case(
+    "bart",
+    bart,
+    seq2seq_batches,
+    lambda m, b: m(input_ids=b[0], labels=b[1]).loss,
+    adamw,
+    param_atol=1e-4,
+    param_rtol=0.0,
+)
+
+CASES = {c.name: c for c in (GPT, BERT, RESNET, CNN, LSTM, GRU, GPT2, BART)}
 
 
 @pytest.mark.parametrize("mode", ["strict", "defer", "compiled"])

@@ -1,0 +1,370 @@
+"""PyTorch's contracts on "tpu", beyond values: parameter identity (tied
+weights), in-place and out= writes (shapes, can-cast, overlapping memory),
+mixed-dtype errors, and the strides of results. Each case runs on the CPU and
+on "tpu" and must behave the same: the same exception type, or results with
+the same values, dtype, shape and strides; in strict, defer and
+torch.compile(backend="tpu") modes."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+import torchtpu
+
+MODES = ["strict", "defer", "compile"]
+
+
+@pytest.fixture(params=MODES)
+def mode(request: pytest.FixtureRequest) -> Iterator[str]:
+    with torchtpu.mode("strict" if request.param == "compile" else request.param):
+        yield request.param
+
+
+def _outputs(v: Any) -> list[torch.Tensor]:
+    if isinstance(v, torch.Tensor):
+        return [v]
+    if isinstance(v, (list, tuple)):
+        return [t for x in v for t in _outputs(x)]
+    return []
+
+
+def _run(
+    fn: Callable[[str], Any], device: str, backend: str | None
+) -> tuple[Any, BaseException | None]:
+    if backend is not None:
+        torch._dynamo.reset()
+    f = torch.compile(fn, backend=backend) if backend is not None else fn
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = f(device)
+        torchtpu.sync()
+        return out, None
+    except Exception as e:  # noqa: BLE001 - compared with the CPU's
+        return None, e
+
+
+def same_as_cpu(fn: Callable[[str], Any], mode: str) -> None:
+    """fn(device) on the CPU and on tpu: the same exception type, or outputs
+    with the same values, dtypes, shapes and strides. Under torch.compile the
+    reference is the CPU under torch.compile too (backend "aot_eager"): the
+    tracing that PyTorch does before any backend sees the graph decides some
+    cases (its meta kernels resize an in-place target that the eager CPU
+    kernel refuses to, on every device)."""
+    compiled = mode == "compile"
+    want, cpu_error = _run(fn, "cpu", "aot_eager" if compiled else None)
+    got, tpu_error = _run(fn, "tpu", "tpu" if compiled else None)
+    if cpu_error is not None:
+        assert tpu_error is not None, f"the CPU raises {cpu_error!r}; tpu does not"
+        assert isinstance(tpu_error, type(cpu_error)), (tpu_error, cpu_error)
+        return
+    assert tpu_error is None, f"tpu raises {tpu_error!r}; the CPU does not"
+    for g, w in zip(_outputs(got), _outputs(want), strict=True):
+        assert g.device.type == "tpu"
+        assert (g.dtype, g.shape) == (w.dtype, w.shape)
+        if w.numel() > 1:
+            assert g.stride() == w.stride(), (g.stride(), w.stride())
+        torch.testing.assert_close(g.cpu(), w, equal_nan=True, rtol=1e-5, atol=1e-6)
+
+
+# ---- parameters: .to("tpu") keeps them, tied weights stay tied ---------------------------
+
+
+def _tied() -> nn.Module:
+    torch.manual_seed(0)
+    m = nn.Module()
+    m.a = nn.Embedding(8, 4)
+    m.b = nn.Linear(4, 8, bias=False)
+    m.b.weight = m.a.weight
+    return m
+
+
+def test_to_keeps_parameters_and_ties() -> None:
+    m = _tied()
+    w = m.a.weight
+    m.to("tpu")
+    assert m.a.weight is m.b.weight is w
+    assert w.device.type == "tpu" and len(list(m.parameters())) == 1
+    assert torch._has_compatible_shallow_copy_type(torch.zeros(1), torch.zeros(1, device="tpu"))
+
+
+def test_param_data_assignment_keeps_the_parameter() -> None:
+    m = _tied()
+    p = m.a.weight
+    p.data = p.data.to("tpu")
+    assert m.b.weight is p and p.device.type == "tpu" and isinstance(p, nn.Parameter)
+    (p.sum() * 2).backward()
+    assert p.grad is not None and p.grad.device.type == "tpu"
+    torch.testing.assert_close(p.grad.cpu(), torch.full((8, 4), 2.0))
+
+
+def test_to_empty_keeps_ties() -> None:
+    m = _tied().to_empty(device="tpu")
+    assert m.a.weight is m.b.weight and m.a.weight.device.type == "tpu"
+
+
+def test_load_state_dict_assign_shares_as_on_cpu() -> None:
+    def build(device: str) -> nn.Module:
+        with torch.device("meta"):
+            m = _tied()
+        sd = _tied().to(device).state_dict()  # both keys: one tensor
+        m.load_state_dict(sd, assign=True)
+        return m
+
+    cpu, tpu = build("cpu"), build("tpu")
+    same_object = cpu.a.weight is cpu.b.weight
+    assert (tpu.a.weight is tpu.b.weight) == same_object
+    shared = cpu.a.weight.data_ptr() == cpu.b.weight.data_ptr()
+    assert (tpu.a.weight.data_ptr() == tpu.b.weight.data_ptr()) == shared
+    assert tpu.a.weight.device.type == "tpu"
+
+
+def test_optimizer_built_before_to_trains_the_tied_model(mode: str) -> None:
+    def train(device: str) -> nn.Module:
+        m = _tied()
+        opt = torch.optim.AdamW(m.parameters(), lr=0.1)  # before .to(), as people do
+        m.to(device)
+        ids = torch.tensor([[1, 2, 3], [4, 5, 6]], device=device)
+        for _ in range(5):
+            opt.zero_grad()
+            F.cross_entropy(m.b(m.a(ids)).flatten(0, 1), ids.flatten()).backward()
+            opt.step()
+        return m
+
+    cpu = train("cpu")
+    if mode == "compile":
+        pytest.skip("no graph: the optimizer step is eager")
+    tpu = train("tpu")
+    assert tpu.a.weight is tpu.b.weight
+    torch.testing.assert_close(
+        tpu.a.weight.detach().cpu(), cpu.a.weight.detach(), atol=1e-5, rtol=0
+    )
+
+
+# ---- in-place ops: the target keeps its shape; broadcasting larger raises -------------
+
+BINARY_INPLACE = [
+    "pow_",
+    "atan2_",
+    "hypot_",
+    "xlogy_",
+    "copysign_",
+    "fmod_",
+    "remainder_",
+    "clamp_",
+    "igamma_",
+    "nextafter_",
+    "ldexp_",
+    "heaviside_",
+    "lt_",
+    "eq_",
+    "add_",
+    "mul_",
+    "div_",
+    "sub_",
+]
+
+
+@pytest.mark.parametrize("op", BINARY_INPLACE)
+def test_inplace_broadcasting_larger_than_self_raises(op: str, mode: str) -> None:
+    def whole(dev: str) -> torch.Tensor:
+        y = torch.full((4,), 2.0, device=dev)
+        getattr(y, op)(torch.full((3, 4), 3.0, device=dev))
+        return y
+
+    def view(dev: str) -> torch.Tensor:
+        x = torch.full((5,), 2.0, device=dev)
+        getattr(x[1:2], op)(torch.full((3,), 3.0, device=dev))
+        return x
+
+    def fits(dev: str) -> torch.Tensor:
+        x = torch.full((2, 3), 2.0, device=dev)
+        getattr(x[:, 1:], op)(torch.full((2,), 3.0, device=dev))
+        return x
+
+    for fn in (whole, view, fits):
+        same_as_cpu(fn, mode)
+
+
+def test_inplace_on_int_tensors_of_bitwise_ops(mode: str) -> None:
+    def f(dev: str) -> torch.Tensor:
+        y = torch.tensor([1, 2, 3, 4], device=dev)
+        y.bitwise_and_(torch.ones(3, 4, dtype=torch.long, device=dev))
+        return y
+
+    same_as_cpu(f, mode)
+
+
+def test_inplace_on_a_parameter_keeps_its_shape() -> None:
+    p = nn.Parameter(torch.ones(4, device="tpu"))
+    with torch.no_grad(), pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        p.pow_(torch.ones(3, 4, device="tpu"))
+    assert p.shape == (4,)
+
+
+def test_out_arguments_are_resized_as_on_cpu(mode: str) -> None:
+    def f(dev: str) -> torch.Tensor:
+        out = torch.empty(4, device=dev)
+        torch.pow(torch.ones(4, device=dev), torch.ones(3, 4, device=dev), out=out)
+        return out
+
+    same_as_cpu(f, mode)
+
+
+# ---- can-cast, overlapping memory, mixed dtypes --------------------------------------
+
+ERRORS: dict[str, Callable[[str], Any]] = {
+    "mul_ float number into long": lambda d: torch.tensor([1, 2, 3], device=d).mul_(0.5),
+    "add_ float tensor into long": lambda d: torch.ones(3, dtype=torch.long, device=d).add_(
+        torch.ones(3, device=d)
+    ),
+    "sigmoid_ of long": lambda d: torch.ones(3, dtype=torch.long, device=d).sigmoid_(),
+    "clamp_ long to a float bound": lambda d: torch.ones(3, dtype=torch.long, device=d).clamp_(0.5),
+    "div_ long": lambda d: torch.ones(3, dtype=torch.long, device=d).div_(2),
+    "add out= long from float": lambda d: torch.add(
+        torch.ones(3, device=d), 1, out=torch.empty(3, dtype=torch.long, device=d)
+    ),
+    "mul_ into an expanded view": lambda d: (
+        torch.ones(3, device=d).expand(2, 3).mul_(torch.ones(2, 3, device=d))
+    ),
+    "add_ into an expanded view": lambda d: torch.zeros(1, 4, device=d).expand(3, 4).add_(1),
+    "copy_ partially overlapping": lambda d: (lambda x: x[1:].copy_(x[:-1]))(
+        torch.arange(5.0, device=d)
+    ),
+    "add_ partially overlapping": lambda d: (lambda x: x[1:].add_(x[:-1]))(
+        torch.arange(5.0, device=d)
+    ),
+    "add_ of its own transpose": lambda d: (lambda x: x.add_(x.t()))(torch.ones(3, 3, device=d)),
+    "copy_ into an expanded view": lambda d: (
+        torch.zeros(1, 4, device=d).expand(3, 4).copy_(torch.ones(3, 4))
+    ),
+    "mm mixed dtypes": lambda d: torch.mm(
+        torch.ones(2, 2, device=d), torch.ones(2, 2, dtype=torch.bfloat16, device=d)
+    ),
+    "matmul mixed dtypes": lambda d: (
+        torch.ones(2, 2, 2, device=d) @ torch.ones(2, 2, dtype=torch.bfloat16, device=d)
+    ),
+    "linear mixed dtypes": lambda d: F.linear(
+        torch.ones(2, 2, device=d), torch.ones(2, 2, dtype=torch.bfloat16, device=d)
+    ),
+    "linear mixed bias": lambda d: F.linear(
+        torch.ones(2, 2, device=d),
+        torch.ones(2, 2, device=d),
+        torch.ones(2, dtype=torch.bfloat16, device=d),
+    ),
+    "conv mixed dtypes": lambda d: F.conv1d(
+        torch.ones(1, 2, 5, device=d), torch.ones(3, 2, 2, dtype=torch.bfloat16, device=d)
+    ),
+    "layer_norm with bfloat16 weights": lambda d: F.layer_norm(
+        torch.ones(2, 3, device=d),
+        (3,),
+        torch.ones(3, dtype=torch.bfloat16, device=d),
+        torch.ones(3, dtype=torch.bfloat16, device=d),
+    ),
+    "index_put_ mixed dtypes": lambda d: torch.zeros(3, 4, device=d).index_put_(
+        (torch.tensor([0], device=d),), torch.ones(4, dtype=torch.bfloat16, device=d)
+    ),
+    "masked_scatter_ mixed dtypes": lambda d: torch.zeros(3, device=d).masked_scatter_(
+        torch.ones(3, dtype=torch.bool, device=d), torch.ones(3, dtype=torch.bfloat16, device=d)
+    ),
+    "bool - float": lambda d: torch.ones(2, dtype=torch.bool, device=d) - torch.ones(2, device=d),
+    "bool - number": lambda d: torch.ones(2, dtype=torch.bool, device=d) - 1,
+    "number - bool": lambda d: 1 - torch.ones(2, dtype=torch.bool, device=d),
+    "bool - bool": lambda d: (
+        torch.ones(2, dtype=torch.bool, device=d) - torch.ones(2, dtype=torch.bool, device=d)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_raises_as_on_cpu(name: str, mode: str) -> None:
+    same_as_cpu(ERRORS[name], mode)
+
+
+ALLOWED: dict[str, Callable[[str], Any]] = {
+    "fill_ of an expanded view": lambda d: torch.zeros(1, 4, device=d).expand(3, 4).fill_(2.0),
+    "zero_ of an expanded view": lambda d: torch.ones(1, 4, device=d).expand(3, 4).zero_(),
+    "add_ of itself": lambda d: (lambda x: x.add_(x))(torch.ones(3, device=d)),
+    "lt_ float": lambda d: torch.ones(3, device=d).lt_(torch.zeros(3, device=d)),
+    "add_ bfloat16 into float": lambda d: torch.ones(3, device=d).add_(
+        torch.ones(3, dtype=torch.bfloat16, device=d)
+    ),
+    "mixed-precision layer_norm": lambda d: F.layer_norm(
+        torch.ones(2, 3, dtype=torch.bfloat16, device=d),
+        (3,),
+        torch.ones(3, device=d),
+        torch.ones(3, device=d),
+    ),
+    "cumsum out= int from float": lambda d: torch.cumsum(
+        torch.ones(3, device=d), 0, out=torch.empty(3, dtype=torch.long, device=d)
+    ),
+    "arange out= float": lambda d: torch.arange(4, out=torch.empty(4, device=d)),
+}
+
+
+@pytest.mark.parametrize("name", list(ALLOWED))
+def test_allowed_as_on_cpu(name: str, mode: str) -> None:
+    same_as_cpu(ALLOWED[name], mode)
+
+
+# ---- layout: results follow PyTorch's stride rules -----------------------------------
+
+
+def _permuted(dev: str) -> torch.Tensor:
+    g = torch.Generator().manual_seed(0)
+    return torch.randn(2, 16, 256, generator=g).to(dev).transpose(1, 2)[:, :128]
+
+
+LAYOUTS: dict[str, Callable[[str], Any]] = {
+    "silu of a transposed slice": lambda d: F.silu(_permuted(d)),
+    "silu, transpose back, view": lambda d: F.silu(_permuted(d)).transpose(1, 2).view(32, 128),
+    "add of two transposes": lambda d: _permuted(d) + _permuted(d),
+    "add of a transpose and a contiguous": lambda d: _permuted(d) + _permuted(d).contiguous(),
+    "mul by a number": lambda d: _permuted(d) * 3,
+    "where": lambda d: torch.where(_permuted(d) > 0, _permuted(d), 0.0),
+    "channels_last relu": lambda d: torch.relu(
+        torch.randn(2, 3, 4, 5, generator=torch.Generator().manual_seed(1))
+        .to(d)
+        .to(memory_format=torch.channels_last)
+    ),
+    "channels_last conv": lambda d: F.conv2d(
+        torch.randn(2, 3, 6, 6, generator=torch.Generator().manual_seed(2))
+        .to(d)
+        .to(memory_format=torch.channels_last),
+        torch.randn(4, 3, 3, 3, generator=torch.Generator().manual_seed(3)).to(d),
+    ),
+    "sum over a permuted tensor": lambda d: _permuted(d).sum(0),
+    "softmax of a transpose": lambda d: torch.softmax(_permuted(d), -1),
+    "clone keeps the layout": lambda d: _permuted(d).clone(),
+    "contiguous": lambda d: _permuted(d).contiguous(),
+    "empty_like keeps the layout": lambda d: torch.empty_like(_permuted(d)).fill_(1.0),
+    "t() of mm": lambda d: (torch.ones(3, 4, device=d) @ torch.ones(4, 5, device=d)).t() * 2,
+}
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_result_strides_match_cpu(name: str, mode: str) -> None:
+    same_as_cpu(LAYOUTS[name], mode)
+
+
+def test_permuted_results_are_read_back_correctly() -> None:
+    cpu = _permuted("cpu")
+    x = _permuted("tpu")
+    y = F.silu(x)
+    # Writes through views of a permuted result, then reads of every kind.
+    y[:, 3].fill_(7.0)
+    y.transpose(1, 2)[0, 1:3].mul_(2)
+    w = F.silu(cpu)
+    w[:, 3].fill_(7.0)
+    w.transpose(1, 2)[0, 1:3].mul_(2)
+    torch.testing.assert_close(y.cpu(), w)
+    torch.testing.assert_close(y.sum(1).cpu(), w.sum(1))
+    assert copy.deepcopy(y).stride() == w.stride()
