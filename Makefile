@@ -24,7 +24,7 @@ DEPS := torch==2.13.0 numpy lammps-jax-pjrt-cpu==0.11.2 xla-cpu-pjrt==0.0.1 \
 KERNEL_DEPS := jax==0.10.2 jaxlib==0.10.2 filecheck==1.0.6 psutil==7.2.2 scikit-learn==1.9.1
 HELION := helion==1.5.1
 
-.PHONY: run test bench coverage setup build cpp-test py-test format lint clean
+.PHONY: run test bench coverage fuzz setup build cpp-test py-test format lint clean
 
 run: build
 	$(PY) examples/train.py
@@ -39,6 +39,11 @@ bench: build
 # The full OpInfo sweep (every sample, float32/bfloat16/int64/bool) and its report.
 coverage: build
 	$(PY) tests/opinfo/sweep.py $(COVERAGE_ARGS)
+
+# The differential fuzzer: 10,000 random programs per mode against the CPU; repros and
+# summary.json in build/fuzz/ (FUZZ_ARGS="--workers 4 --seed 1" and so on).
+fuzz: build
+	$(PY) tests/fuzz/run.py --programs 10000 --mode all $(FUZZ_ARGS)
 
 setup: $(VENV)/.stamp-deps /usr/include/gtest/gtest.h
 
@@ -73,11 +78,11 @@ py-test: build
 
 format: setup
 	$(VENV)/bin/clang-format -i $(filter %.cc %.h,$(CSRC))
-	$(VENV)/bin/ruff format torchtpu tests examples benchmarks
+	$(VENV)/bin/ruff format torchtpu torchtpu_autoload tests examples benchmarks
 
 lint: setup
-	$(VENV)/bin/ruff check torchtpu tests examples benchmarks
-	$(VENV)/bin/ruff format --check torchtpu tests examples benchmarks
+	$(VENV)/bin/ruff check torchtpu torchtpu_autoload tests examples benchmarks
+	$(VENV)/bin/ruff format --check torchtpu torchtpu_autoload tests examples benchmarks
 	$(VENV)/bin/clang-format --dry-run -Werror $(filter %.cc %.h,$(CSRC))
 
 clean:
