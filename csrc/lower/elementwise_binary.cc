@@ -93,7 +93,15 @@ const Registrar kFmod({"aten::fmod.Tensor", "aten::fmod.Scalar", "aten::fmod.Ten
                       });
 
 std::vector<Value> lowerPow(LowerCtx& c) {
-  return {ew::binary(c.fn, Binary::kPow, operand(c, "self"), operand(c, "exponent"))};
+  const Operand base = operand(c, "self"), exponent = operand(c, "exponent");
+  // A bool tensor to a bool tensor's power: the CPU kernel raises
+  // NotImplementedError (the fallback gives that error); a bool Python
+  // exponent is x ** False == True, x ** True == x.
+  if (base.value.dtype() == ElementType::kPred && exponent.value.dtype() == ElementType::kPred &&
+      !exponent.isScalar) {
+    c.fail("pow of bool tensors is not implemented for 'Bool'");
+  }
+  return {ew::binary(c.fn, Binary::kPow, base, exponent)};
 }
 const Registrar kPow({"aten::pow.Tensor_Tensor", "aten::pow.Tensor_Scalar", "aten::pow.Scalar",
                       "aten::pow.Tensor_Tensor_out", "aten::pow.Tensor_Scalar_out",
