@@ -95,3 +95,48 @@ def test_concurrent_writers_leave_a_valid_cache(cache: Path) -> None:
     after, stderr = run(cache)
     assert after["compiles"] == 0
     assert "ignoring" not in stderr
+
+
+MAGIC = b"torchtpu-exe-v1\n"
+
+
+def forge(entry: Path, how: str) -> None:
+    """Rewrites a valid entry as one written by someone else."""
+    data = entry.read_bytes()
+    assert data.startswith(MAGIC)
+    key_len = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+    key = data[len(MAGIC) + 8 : len(MAGIC) + 8 + key_len]
+    exe = data[len(MAGIC) + 8 + key_len :]
+    if how == "plugin":  # another plugin (or XLA version, or default compile options)
+        key = b"/elsewhere/other_plugin.so|cpu|0.0.0" + key[key.index(b"\n") :]
+    elif how == "program":  # the same plugin, another program (a hash collision)
+        key = key + b"\n// another program"
+    if how == "version":  # another torchtpu cache format
+        entry.write_bytes(b"torchtpu-exe-v0\n" + data[len(MAGIC) :])
+        return
+    entry.write_bytes(MAGIC + len(key).to_bytes(8, "little") + key + exe)
+
+
+@pytest.mark.parametrize("how", ["plugin", "program", "version"])
+def test_foreign_entries_are_rebuilt_with_a_warning(cache: Path, how: str) -> None:
+    first, _ = run(cache)
+    entries = sorted(cache.glob("*.exe"))
+    assert entries
+    for entry in entries:
+        forge(entry, how)
+    again, stderr = run(cache)
+    warnings = [ln for ln in stderr.splitlines() if "ignoring unusable entry" in ln]
+    # Every foreign entry warns, once each, saying why.
+    assert len(warnings) == len(entries), stderr[-3000:]
+    assert len({w.split("entry ")[1].split(" (")[0] for w in warnings}) == len(entries)
+    reason = {
+        "plugin": "written by another plugin, version or compile options",
+        "program": "written for another program",
+        "version": "written by another torchtpu version (cache format v0)",
+    }[how]
+    assert all(reason in w for w in warnings), warnings
+    assert again["compiles"] == first["compiles"] and again["disk"] == 0
+    assert again["y"] == first["y"] and again["z"] == first["z"]
+    healed, stderr = run(cache)
+    assert healed["compiles"] == 0
+    assert "ignoring" not in stderr

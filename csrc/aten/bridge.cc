@@ -735,7 +735,17 @@ void cpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack, const 
 bool cpuFallbackEnabled() { return fallbackEnabled.load(); }
 void setCpuFallbackEnabled(bool enabled) { fallbackEnabled = enabled; }
 
+namespace {
+// A device-side check that failed in launch_blocking mode raises the error
+// PyTorch's CPU kernel raises, with its message alone.
+[[noreturn]] void raiseDeviceCheck(const exec::DeviceCheckError& e) {
+  TORCH_CHECK_INDEX(e.error() != lower::DeviceCheck::Error::kIndex, e.what());
+  TORCH_CHECK(false, e.what());
+}
+}  // namespace
+
 void rethrowRuntimeError(const std::exception& e, const std::string& what) {
+  if (const auto* ce = dynamic_cast<const exec::DeviceCheckError*>(&e)) raiseDeviceCheck(*ce);
   if (const auto* re = dynamic_cast<const runtime::Error*>(&e)) {
     TORCH_CHECK_WITH(OutOfMemoryError, re->code() != runtime::ErrorCode::kResourceExhausted,
                      "torchtpu: out of device memory in ", what, ": ", re->what());

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -25,6 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[] = "torchtpu-exe-v1\n";
+constexpr char kMagicFamily[] = "torchtpu-exe-";  // any version of the format
 constexpr double kSlowCompileSeconds = 2.0;
 
 // 64-bit FNV-1a; entries also store their full key text, compared on load, so
@@ -58,6 +61,28 @@ void warn(const std::string& message) {
   std::fprintf(stderr, "torchtpu: compile cache: %s\n", message.c_str());
 }
 
+// Warns once per entry (path) that it is ignored and rebuilt, and why.
+void warnUnusable(const fs::path& path, const std::string& why) {
+  static std::mutex mu;
+  static std::set<std::string> warned;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!warned.insert(path.string()).second) return;
+  }
+  warn("ignoring unusable entry " + path.string() + " (" + why + "); rebuilding it");
+}
+
+// Why an entry whose stored key differs from `key` is foreign.
+std::string foreignReason(std::string_view stored, const std::string& identity) {
+  const std::string ours = identity + "\n";
+  if (stored.substr(0, ours.size()) != ours) {
+    const std::string_view theirs = stored.substr(0, stored.find('\n'));
+    return "written by another plugin, version or compile options: " +
+           std::string(theirs.substr(0, 200));
+  }
+  return "written for another program or compile options (its key differs)";
+}
+
 }  // namespace
 
 std::string compileCacheDir() {
@@ -83,8 +108,8 @@ std::shared_ptr<runtime::Executable> compileCached(const std::string& text, cons
   std::string key;
   fs::path path;
   if (!dir.empty()) {
-    key =
-        pluginIdentity() + "\n" + (options.isDefault() ? "" : options.fingerprint() + "\n") + text;
+    const std::string identity = pluginIdentity();
+    key = identity + "\n" + (options.isDefault() ? "" : options.fingerprint() + "\n") + text;
     char name[32];
     std::snprintf(name, sizeof(name), "%016llx.exe", static_cast<unsigned long long>(fnv1a(key)));
     path = fs::path(dir) / name;
@@ -94,9 +119,16 @@ std::shared_ptr<runtime::Executable> compileCached(const std::string& text, cons
         const std::string blob = readFile(path);
         // magic, key length, key, executable bytes
         const size_t m = sizeof(kMagic) - 1;
-        if (blob.compare(0, m, kMagic) != 0 || blob.size() < m + 8) {
+        if (blob.compare(0, m, kMagic) != 0) {
+          const size_t f = sizeof(kMagicFamily) - 1;
+          if (blob.compare(0, f, kMagicFamily) == 0) {
+            const std::string version = blob.substr(f, std::min<size_t>(blob.find('\n'), 40) - f);
+            throw std::runtime_error("written by another torchtpu version (cache format " +
+                                     version + ")");
+          }
           throw std::runtime_error("not a torchtpu cache entry");
         }
+        if (blob.size() < m + 8) throw std::runtime_error("truncated");
         uint64_t keyLen = 0;
         std::memcpy(&keyLen, blob.data() + m, 8);
         if (blob.size() < m + 8 + keyLen) throw std::runtime_error("truncated");
@@ -106,8 +138,10 @@ std::shared_ptr<runtime::Executable> compileCached(const std::string& text, cons
           metrics().diskCacheHits += 1;
           return exe;
         }
+        throw std::runtime_error(
+            foreignReason(std::string_view(blob).substr(m + 8, keyLen), identity));
       } catch (const std::exception& e) {
-        warn("ignoring unusable entry " + path.string() + " (" + e.what() + "); rebuilding it");
+        warnUnusable(path, e.what());
       }
     }
   }

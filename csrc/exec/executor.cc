@@ -54,20 +54,66 @@ std::shared_ptr<const CompiledOp> findCompiled(const std::string& key) {
   return it->second;
 }
 
+namespace {
+
+std::shared_ptr<CompiledOp> compileNew(const ir::OpCall& call, bool withChecks) {
+  auto op = std::make_shared<CompiledOp>();
+  op->program = buildOpProgram(call, withChecks);
+  op->results = call.results;
+  op->exe = compileCached(op->program.text,
+                          withChecks ? call.op + " (with device-side checks)" : call.op);
+  if (!withChecks && op->program.declaredChecks > 0) {
+    op->call = std::make_shared<const ir::OpCall>(call);
+  }
+  return op;
+}
+
+// The checked program of an op that declares checks (compiled on first use).
+const CompiledOp& checkedVariant(const CompiledOp& op) {
+  std::lock_guard<std::mutex> lock(op.checkedMu);
+  if (!op.checked) op.checked = compileNew(*op.call, /*withChecks=*/true);
+  return *op.checked;
+}
+
+// Reads a checked program's checks output and throws for the first failure.
+void raiseFailedCheck(const CompiledOp& op, const runtime::Buffer& out) {
+  std::vector<int64_t> v(static_cast<size_t>(out.numElements()));
+  out.copyToHost(v.data(), v.size() * sizeof(int64_t));
+  metrics().deviceToHostBytes += static_cast<int64_t>(v.size() * sizeof(int64_t));
+  size_t at = 0;
+  for (const OpProgram::Check& check : op.program.checks) {
+    const bool failed = v[at] != 0;
+    if (failed) {
+      std::string message;
+      size_t next = 0;
+      int value = 0;
+      for (size_t p; (p = check.message.find("{}", next)) != std::string::npos; next = p + 2) {
+        message += check.message.substr(next, p - next);
+        message += value < check.numValues ? std::to_string(v[at + 1 + value++]) : "{}";
+      }
+      message += check.message.substr(next);
+      throw DeviceCheckError(check.error, message);
+    }
+    at += 1 + static_cast<size_t>(check.numValues);
+  }
+}
+
+}  // namespace
+
 std::shared_ptr<const CompiledOp> compileOpCall(const ir::OpCall& call, const std::string& key) {
   if (auto hit = findCompiled(key)) return hit;
-  auto op = std::make_shared<CompiledOp>();
-  op->program = buildOpProgram(call);
-  op->results = call.results;
-  op->exe = compileCached(op->program.text, call.op);
+  std::shared_ptr<const CompiledOp> op = compileNew(call, /*withChecks=*/false);
   std::lock_guard<std::mutex> lock(cacheMu);
   opCache()[key] = op;
   return op;
 }
 
-LaunchResult launch(const CompiledOp& op, const std::vector<ArrayPtr>& arrays,
+LaunchResult launch(const CompiledOp& op0, const std::vector<ArrayPtr>& arrays,
                     const std::vector<hlo::TensorType>& scalarTypes,
                     const std::vector<HostScalar>& scalars, int device) {
+  // launch_blocking mode runs the op's checked program, when it has checks.
+  const bool checked = op0.call != nullptr && launchMode() == LaunchMode::kLaunchBlocking;
+  const CompiledOp& op = checked ? checkedVariant(op0) : op0;
   const auto& c = client();
   std::vector<runtime::Buffer> scalarBuffers;
   scalarBuffers.reserve(scalars.size());
@@ -88,6 +134,10 @@ LaunchResult launch(const CompiledOp& op, const std::vector<ArrayPtr>& arrays,
   runtime::ExecuteResult r = op.exe->execute(args, opts);
   metrics().launches += 1;
   trackLaunch(device, std::move(r.done));
+  if (checked) {
+    raiseFailedCheck(op, r.outputs.back());
+    r.outputs.pop_back();
+  }
 
   LaunchResult out;
   size_t j = 0;

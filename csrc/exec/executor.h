@@ -4,6 +4,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "exec/device_array.h"
@@ -22,11 +25,30 @@ struct CompiledOp {
   OpProgram program;
   std::shared_ptr<runtime::Executable> exe;
   std::vector<hlo::TensorType> results;  // the call's expected results
+
+  // An op whose lowering declares device-side checks keeps its call: in
+  // launch_blocking mode launch() runs the same call's checked program
+  // instead, compiled on first use and kept here (its text, and so its
+  // compile-cache key, differs by the checks' outputs).
+  std::shared_ptr<const ir::OpCall> call;
+  mutable std::mutex checkedMu;
+  mutable std::shared_ptr<const CompiledOp> checked;
 };
 
-// The compiled program for `call` (compiled on first use, then cached by
-// call.key()). Returns nullptr only if `compileIfMissing` is false and the
-// call was never compiled.
+// A device-side check that failed (launch_blocking mode): the error PyTorch's
+// CPU kernel raises, as a lower::DeviceCheck describes it.
+class DeviceCheckError : public std::runtime_error {
+ public:
+  DeviceCheckError(lower::DeviceCheck::Error error, const std::string& message)
+      : std::runtime_error(message), error_(error) {}
+  lower::DeviceCheck::Error error() const { return error_; }
+
+ private:
+  lower::DeviceCheck::Error error_;
+};
+
+// The compiled program for `call`, cached by `key` (compiled on first use).
+// findCompiled returns nullptr for a call never compiled.
 std::shared_ptr<const CompiledOp> findCompiled(const std::string& key);
 std::shared_ptr<const CompiledOp> compileOpCall(const ir::OpCall& call, const std::string& key);
 
@@ -36,7 +58,9 @@ struct LaunchResult {
 };
 
 // Runs a compiled op on `device` with the call's arrays (null for arrays the
-// program creates as zeros) and scalars.
+// program creates as zeros) and scalars. In launch_blocking mode an op with
+// device-side checks runs its checked program, waits, and throws
+// DeviceCheckError for the first check that failed (nothing is written then).
 LaunchResult launch(const CompiledOp& op, const std::vector<ArrayPtr>& arrays,
                     const std::vector<hlo::TensorType>& scalarTypes,
                     const std::vector<HostScalar>& scalars, int device);

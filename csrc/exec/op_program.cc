@@ -58,7 +58,7 @@ std::vector<int> updatedArrayOrder(const ir::OpCall& call) {
 }
 
 EmittedOp emitOpCall(hlo::Function& fn, const ir::OpCall& call, const std::vector<Value>& arrays,
-                     const std::vector<Value>& scalars) {
+                     const std::vector<Value>& scalars, bool withChecks) {
   const lower::LowerFn* lowering = lower::findLowering(call.op);
   if (lowering == nullptr) throw lower::LoweringError(call.op + ": no lowering");
 
@@ -85,6 +85,10 @@ EmittedOp emitOpCall(hlo::Function& fn, const ir::OpCall& call, const std::vecto
   }
 
   EmittedOp out;
+  out.declaredChecks = static_cast<int>(ctx.checks().size());
+  if (withChecks) {
+    for (const lower::CheckFn& check : ctx.checks()) out.checks.push_back(check(fn));
+  }
   std::vector<Value> current = arrays;
   for (size_t j = 0; j < results.size(); ++j) {
     const auto target = targetOf(call, j);
@@ -106,7 +110,7 @@ EmittedOp emitOpCall(hlo::Function& fn, const ir::OpCall& call, const std::vecto
   return out;
 }
 
-OpProgram buildOpProgram(const ir::OpCall& call) {
+OpProgram buildOpProgram(const ir::OpCall& call, bool withChecks) {
   const int numArrays = static_cast<int>(call.arrays.size());
   auto isZero = [&](int a) {
     return a < static_cast<int>(call.zeroArrays.size()) && call.zeroArrays[a];
@@ -128,12 +132,25 @@ OpProgram buildOpProgram(const ir::OpCall& call) {
     scalars.push_back(fn.param(numArrayParams + static_cast<int>(k)));
   }
 
-  EmittedOp emitted = emitOpCall(fn, call, arrays, scalars);
+  EmittedOp emitted = emitOpCall(fn, call, arrays, scalars, withChecks);
   OpProgram program;
   std::vector<Value> outputs = emitted.newResults;
   outputs.insert(outputs.end(), emitted.updatedValues.begin(), emitted.updatedValues.end());
   program.numNewResults = static_cast<int>(emitted.newResults.size());
   program.updatedArrays = emitted.updatedArrays;
+  program.declaredChecks = emitted.declaredChecks;
+  if (!emitted.checks.empty()) {
+    // One s64 vector: per check, failed then its values.
+    std::vector<Value> parts;
+    for (const lower::DeviceCheck& check : emitted.checks) {
+      parts.push_back(fn.reshape(fn.convert(check.failed, runtime::ElementType::kS64), {1}));
+      for (const Value& v : check.values) {
+        parts.push_back(fn.reshape(fn.convert(v, runtime::ElementType::kS64), {1}));
+      }
+      program.checks.push_back({check.error, check.message, static_cast<int>(check.values.size())});
+    }
+    outputs.push_back(parts.size() == 1 ? parts[0] : fn.concatenate(parts, 0));
+  }
   fn.ret(outputs);
   for (const Value& v : outputs) program.outputTypes.push_back(v.t());
   program.text = module.toText();

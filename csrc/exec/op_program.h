@@ -11,21 +11,26 @@
 #include "hlo/function.h"
 #include "hlo/types.h"
 #include "ir/op_call.h"
+#include "lower/lowering.h"
 
 namespace torchtpu::exec {
 
 struct EmittedOp {
-  std::vector<hlo::Value> newResults;     // the op's results with no write target
-  std::vector<int> updatedArrays;         // call array indices written, in order
-  std::vector<hlo::Value> updatedValues;  // their new values
+  std::vector<hlo::Value> newResults;      // the op's results with no write target
+  std::vector<int> updatedArrays;          // call array indices written, in order
+  std::vector<hlo::Value> updatedValues;   // their new values
+  int declaredChecks = 0;                  // device-side checks the lowering declares
+  std::vector<lower::DeviceCheck> checks;  // built only `withChecks`
 };
 
 // Emits `call` into `fn`: `arrays[k]` is the value of call array k,
-// `scalars[k]` of runtime scalar k. Throws lower::LoweringError when the op
-// has no lowering or the lowering cannot handle the call; std::invalid_argument
-// on a builder type error.
+// `scalars[k]` of runtime scalar k. `withChecks` also builds the device-side
+// checks the lowering declares (launch_blocking programs). Throws
+// lower::LoweringError when the op has no lowering or the lowering cannot
+// handle the call; std::invalid_argument on a builder type error.
 EmittedOp emitOpCall(hlo::Function& fn, const ir::OpCall& call,
-                     const std::vector<hlo::Value>& arrays, const std::vector<hlo::Value>& scalars);
+                     const std::vector<hlo::Value>& arrays, const std::vector<hlo::Value>& scalars,
+                     bool withChecks = false);
 
 // The call arrays an op call writes, in the order emitOpCall returns them.
 std::vector<int> updatedArrayOrder(const ir::OpCall& call);
@@ -38,8 +43,20 @@ struct OpProgram {
   int numNewResults = 0;
   std::vector<int> updatedArrays;  // after the new results: arrays written, by index
   std::vector<hlo::TensorType> outputTypes;
+  // Device-side checks the op's lowering declares. A program built with
+  // checks has one more output, after the updated arrays: an s64 vector
+  // holding, per check, its failed flag (0 / 1) and then its values.
+  int declaredChecks = 0;
+  struct Check {
+    lower::DeviceCheck::Error error;
+    std::string message;  // "{}" for each value
+    int numValues = 0;
+  };
+  std::vector<Check> checks;  // what the checks output reports (checked programs only)
 };
 
-OpProgram buildOpProgram(const ir::OpCall& call);
+// The single-op program of `call`; `withChecks`: with its device-side checks
+// (the program launch_blocking mode runs).
+OpProgram buildOpProgram(const ir::OpCall& call, bool withChecks = false);
 
 }  // namespace torchtpu::exec

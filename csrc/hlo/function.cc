@@ -339,7 +339,31 @@ Value Function::clamp(Value min, Value x, Value max) {
 }
 
 Value Function::convert(Value x, ElementType t) {
-  return emit("stablehlo.convert", {x}, "", {infer::convert(x.type, t)})[0];
+  const TensorType out = infer::convert(x.type, t);
+  if (x.dtype() == ElementType::kPred && t != ElementType::kPred && runtime::isFloating(t)) {
+    // Bool to float as the bits of 0.0 / 1.0, not stablehlo.convert: XLA
+    // rewrites convert(b) * y (and convert(b) / scalar) into select(b, y, 0),
+    // which gives 0 where IEEE arithmetic gives NaN (0 * inf, 0 / 0).
+    if (runtime::isComplex(t)) {
+      const ElementType part = t == ElementType::kC64 ? ElementType::kF32 : ElementType::kF64;
+      return convert(convert(x, part), t);
+    }
+    ElementType bits = ElementType::kU32;
+    int64_t one = 0x3f800000;  // 1.0f
+    if (t == ElementType::kF64) {
+      bits = ElementType::kU64;
+      one = 0x3ff0000000000000;
+    } else if (t == ElementType::kF16) {
+      bits = ElementType::kU16;
+      one = 0x3c00;
+    } else if (t == ElementType::kBF16) {
+      bits = ElementType::kU16;
+      one = 0x3f80;
+    }
+    Value b = emit("stablehlo.convert", {x}, "", {infer::convert(x.type, bits)})[0];
+    return bitcastConvert(multiply(b, constantInt(one, bits, x.dims())), t);
+  }
+  return emit("stablehlo.convert", {x}, "", {out})[0];
 }
 
 Value Function::bitcastConvert(Value x, ElementType t) {

@@ -84,14 +84,17 @@ const Registrar kCumsum({"aten::cumsum", "aten::cumsum.out", "aten::cumsum_"},
 const Registrar kCumprod({"aten::cumprod", "aten::cumprod.out", "aten::cumprod_"},
                          [](LowerCtx& c) { return lowerCum(c, BinaryOp::kMultiply, 1); });
 
-// log(exp(a) + exp(b)) = m + log1p(exp(min - m)), m = max(a, b); -inf stays -inf.
+// log(exp(a) + exp(b)) = m + log1p(exp(lo - m)), m = max(a, b), lo = min(a, b),
+// as PyTorch's _log_add_exp_helper: NaN propagates, and equal infinities
+// (where lo - m is NaN) give themselves.
 Value logAddExp(Function& f, Value a, Value b) {
+  Value nan = f.binary(BinaryOp::kOr, isNan(f, a), isNan(f, b));
   Value m = f.maximum(a, b);
   Value lo = f.minimum(a, b);
   Value r = f.add(m, f.unary(hlo::UnaryOp::kLogPlusOne, f.exp(f.subtract(lo, m))));
-  Value mInf = f.compare(m, splatLike(f, -INFINITY, m), ComparisonDirection::kEq);
-  Value nan = f.binary(BinaryOp::kOr, isNan(f, a), isNan(f, b));
-  return f.select(mInf, m, f.select(nan, f.add(a, b), r));
+  Value sameInf = f.binary(BinaryOp::kAnd, f.compare(lo, m, ComparisonDirection::kEq),
+                           f.unary(hlo::UnaryOp::kNot, f.unary(hlo::UnaryOp::kIsFinite, m)));
+  return f.select(nan, f.add(a, b), f.select(sameInf, a, r));
 }
 
 std::vector<Value> lowerLogcumsumexp(LowerCtx& c) {

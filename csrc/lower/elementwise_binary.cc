@@ -1,6 +1,7 @@
 // Elementwise binary arithmetic with PyTorch's type promotion (result_type:
 // tensors over 0-d tensors over Python scalars), broadcasting, and f16/bf16
 // computed in f32. Functional, in-place and out= overloads share a lowering.
+#include "lower/device_checks.h"
 #include "lower/elementwise_math.h"
 
 namespace torchtpu::lower {
@@ -20,6 +21,24 @@ template <typename Kernel>
 std::vector<Value> applyBinary(LowerCtx& c, const char* lhs, const char* rhs, Promote promote,
                                Kernel kernel) {
   ew::Prepared p = ew::prepare(c.fn, {operand(c, lhs), operand(c, rhs)}, promote);
+  return {kernel(c.fn, p.values[0], p.values[1])};
+}
+
+// Integer division and remainder (trunc / floor div, floor_divide, remainder,
+// fmod): an integer divisor of 0 raises ZeroDivisionError on the CPU (a
+// device-side check here; the device itself gives XLA's value).
+template <typename Kernel>
+std::vector<Value> applyDivision(LowerCtx& c, Kernel kernel) {
+  ew::Prepared p = ew::prepare(c.fn, {operand(c, "self"), operand(c, "other")}, Promote::kNone);
+  if (runtime::isInteger(p.compute)) {
+    Value b = p.values[1];
+    checkNone(
+        c,
+        [b](Function& f) {
+          return f.compare(b, ew::splat(f, 0, b), hlo::ComparisonDirection::kEq);
+        },
+        DeviceCheck::Error::kRuntime, "ZeroDivisionError");
+  }
   return {kernel(c.fn, p.values[0], p.values[1])};
 }
 
@@ -59,8 +78,8 @@ std::vector<Value> lowerDiv(LowerCtx& c) {
     return {ew::binary(c.fn, Binary::kDiv, operand(c, "self"), operand(c, "other"))};
   }
   const std::string mode = c.str("rounding_mode");
-  if (mode == "trunc") return applyBinary(c, "self", "other", Promote::kNone, ew::truncDiv);
-  if (mode == "floor") return applyBinary(c, "self", "other", Promote::kNone, ew::floorDiv);
+  if (mode == "trunc") return applyDivision(c, ew::truncDiv);
+  if (mode == "floor") return applyDivision(c, ew::floorDiv);
   c.fail("unknown rounding_mode '" + mode + "'");
 }
 const Registrar kDiv({"aten::div.Tensor", "aten::div.Scalar", "aten::div.Tensor_mode",
@@ -72,28 +91,30 @@ const Registrar kDiv({"aten::div.Tensor", "aten::div.Scalar", "aten::div.Tensor_
 const Registrar kFloorDivide({"aten::floor_divide", "aten::floor_divide.Scalar",
                               "aten::floor_divide.out", "aten::floor_divide.Scalar_out",
                               "aten::floor_divide_.Tensor", "aten::floor_divide_.Scalar"},
-                             [](LowerCtx& c) {
-                               return applyBinary(c, "self", "other", Promote::kNone, ew::floorDiv);
-                             });
+                             [](LowerCtx& c) { return applyDivision(c, ew::floorDiv); });
 
 // remainder: Python's modulo (result has the divisor's sign).
 const Registrar kRemainder({"aten::remainder.Tensor", "aten::remainder.Scalar",
                             "aten::remainder.Scalar_Tensor", "aten::remainder.Tensor_out",
                             "aten::remainder.Scalar_out", "aten::remainder.Scalar_Tensor_out",
                             "aten::remainder_.Tensor", "aten::remainder_.Scalar"},
-                           [](LowerCtx& c) {
-                             return applyBinary(c, "self", "other", Promote::kNone, ew::remainder);
-                           });
+                           [](LowerCtx& c) { return applyDivision(c, ew::remainder); });
 
 // fmod: C's fmod (result has the dividend's sign).
 const Registrar kFmod({"aten::fmod.Tensor", "aten::fmod.Scalar", "aten::fmod.Tensor_out",
                        "aten::fmod.Scalar_out", "aten::fmod_.Tensor", "aten::fmod_.Scalar"},
-                      [](LowerCtx& c) {
-                        return applyBinary(c, "self", "other", Promote::kNone, ew::fmod);
-                      });
+                      [](LowerCtx& c) { return applyDivision(c, ew::fmod); });
 
 std::vector<Value> lowerPow(LowerCtx& c) {
-  return {ew::binary(c.fn, Binary::kPow, operand(c, "self"), operand(c, "exponent"))};
+  const Operand base = operand(c, "self"), exponent = operand(c, "exponent");
+  // A bool tensor to a bool tensor's power: the CPU kernel raises
+  // NotImplementedError (the fallback gives that error); a bool Python
+  // exponent is x ** False == True, x ** True == x.
+  if (base.value.dtype() == ElementType::kPred && exponent.value.dtype() == ElementType::kPred &&
+      !exponent.isScalar) {
+    c.fail("pow of bool tensors is not implemented for 'Bool'");
+  }
+  return {ew::binary(c.fn, Binary::kPow, base, exponent)};
 }
 const Registrar kPow({"aten::pow.Tensor_Tensor", "aten::pow.Tensor_Scalar", "aten::pow.Scalar",
                       "aten::pow.Tensor_Tensor_out", "aten::pow.Tensor_Scalar_out",

@@ -2,6 +2,7 @@
 // (the output gradient rows summed into the picked rows; padding_idx rows get
 // no gradient; scale_grad_by_freq divides by how often each index occurs).
 #include "lower/common.h"
+#include "lower/device_checks.h"
 
 namespace torchtpu::lower {
 namespace {
@@ -19,6 +20,7 @@ std::vector<Value> lowerEmbedding(LowerCtx& c) {
   const int64_t n = idx.t().numElements();
   const int64_t d = w.dims()[1];
   if (n == 0) return {constantLike(fn, 0, w.dtype(), c.result().dims)};
+  checkIndexRange(c, idx, 0, w.dims()[0], DeviceCheck::Error::kIndex, "index out of range in self");
   hlo::GatherDims g;
   g.offsetDims = {1};
   g.collapsedSliceDims = {0};

@@ -7,17 +7,20 @@
 // indexed dims in place when those are adjacent, else they come first. Bool
 // masks as indices give data-dependent shapes and are left to the CPU, except
 // for index_put with a single mask and a one-element value (x[mask] = v),
-// which is a select. Out-of-range indices are clamped by the device instead
-// of raising.
+// which is a select. Out-of-range indices are clamped by the device; each op
+// declares PyTorch's range check as a device-side check, which
+// launch_blocking programs compute and raise.
 #include <algorithm>
 #include <climits>
 #include <cmath>
 
 #include "lower/common.h"
+#include "lower/device_checks.h"
 
 namespace torchtpu::lower {
 namespace {
 
+using Error = DeviceCheck::Error;
 using hlo::GatherDims;
 using hlo::ScatterDims;
 
@@ -66,6 +69,11 @@ std::vector<int64_t> iotaList(int64_t n) {
   return v;
 }
 
+// gather / scatter's check: every index in [0, size) (negative ones raise).
+void checkAlongDim(LowerCtx& c, const Value& index, int64_t dim, int64_t size) {
+  checkIndexRange(c, index, 0, size, Error::kRuntime, outOfBoundsMessage(dim, size));
+}
+
 // A 0-d tensor is handled as a 1-element vector.
 Value atLeast1d(Function& fn, Value v) { return v.rank() == 0 ? fn.reshape(v, {1}) : v; }
 
@@ -81,6 +89,7 @@ std::vector<Value> lowerIndexSelect(LowerCtx& c) {
   if (n == 0 || self.t().numElements() == 0) {
     return {constantLike(fn, 0, self.dtype(), c.result().dims)};
   }
+  checkIndexRange(c, index, 0, self.dims()[dim], Error::kIndex, "index out of range in self");
   index = fn.reshape(index, {n, 1});
   // gather puts the index's batch dim first and the slice dims after it; the
   // batch dim is moved to `dim` afterwards.
@@ -111,6 +120,7 @@ std::vector<Value> lowerGather(LowerCtx& c) {
   if (index.t().numElements() == 0) return {constantLike(fn, 0, self.dtype(), c.result().dims)};
   if (index.rank() != r) c.fail("index and self must have the same number of dimensions");
   const int64_t dim = normDim(c.i("dim"), r);
+  checkAlongDim(c, index, dim, self.dims()[dim]);
   GatherDims g;
   g.collapsedSliceDims = iotaList(r);
   g.startIndexMap = iotaList(r);
@@ -161,6 +171,7 @@ std::vector<Value> lowerScatter(LowerCtx& c) {
   const int64_t dim = normDim(c.i("dim"), self.rank());
   if (index.t().numElements() == 0) return {castTo(fn, self0, out.dtype)};
   if (index.rank() != self.rank()) c.fail("index and self must have the same number of dimensions");
+  checkAlongDim(c, index, dim, self.dims()[dim]);
   Combiner f = replaceOp;
   if (c.op().find("scatter_add") != std::string::npos) {
     f = addOp;
@@ -181,6 +192,7 @@ std::vector<Value> lowerScatterReduce(LowerCtx& c) {
   const int64_t dim = normDim(c.i("dim"), self.rank());
   if (index.t().numElements() == 0) return {castTo(fn, c.tensor("self"), t)};
   if (index.rank() != self.rank()) c.fail("index and self must have the same number of dimensions");
+  checkAlongDim(c, index, dim, self.dims()[dim]);
   const std::string reduce = c.str("reduce");
   const bool includeSelf = c.b("include_self");
   Value updates = scatterUpdates(c, index, t);
@@ -250,6 +262,7 @@ std::vector<Value> lowerIndexAdd(LowerCtx& c) {
   const int64_t n = index.t().numElements();
   if (n == 0) return {self};
   if (source.rank() != r) c.fail("source and self must have the same rank");
+  checkAlongDim(c, index, dim, self.dims()[dim]);
   source = fn.multiply(source, fit(fn, c.scalar("alpha"), t, source.dims()));
   ScatterDims s;
   for (int64_t d = 0; d < r; ++d) {
@@ -321,6 +334,16 @@ Advanced advanced(LowerCtx& c, const Value& self, const std::vector<std::optiona
     if (std::find(a.indexedDims.begin(), a.indexedDims.end(), d) != a.indexedDims.end()) continue;
     a.offsetDims.push_back(pos++);
     a.resultDims.push_back(self.dims()[d]);
+  }
+  // Each index tensor in [-size, size) of its dim (checked where there is
+  // something to read or write, as PyTorch's kernel does).
+  int64_t count = 1;
+  for (int64_t d : a.resultDims) count *= d;
+  for (size_t k = 0; count > 0 && k < list.size(); ++k) {
+    if (!list[k]) continue;
+    const int64_t size = self.dims()[k];
+    checkIndexRange(c, *list[k], -size, size, Error::kIndex,
+                    outOfBoundsMessage(static_cast<int64_t>(k), size));
   }
   return a;
 }

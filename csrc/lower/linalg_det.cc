@@ -1,6 +1,7 @@
 // Determinants through LU: _linalg_det (det, LU, pivots) and _linalg_slogdet
 // (sign, log|det|, LU, pivots). As PyTorch's CPU kernels do, a contiguous real
 // A is factored as A^T (same determinant): the LU its backward formula expects.
+#include "lower/elementwise_math.h"
 #include "lower/linalg_lu_core.h"
 
 namespace torchtpu::lower {
@@ -58,7 +59,8 @@ std::vector<Value> lowerSlogdet(LowerCtx& c) {
   }
   Factored f = factorFor(c);
   const ElementType t = f.diag.dtype();
-  Value signs = fn.unary(hlo::UnaryOp::kSign, f.diag);
+  // torch.sign: 0 for NaN, so a NaN in U gives sign 0 (logabsdet NaN), as on the CPU.
+  Value signs = ew::sign(fn, f.diag);
   Value sign = fn.multiply(fn.reduce(signs, fn.constant(1, t), {1}, BinaryOp::kMultiply), f.sign);
   Value logabs = fn.reduce(fn.log(fn.abs(f.diag)), fn.constant(0, t), {1}, BinaryOp::kAdd);
   return {fn.reshape(sign, c.result(0).dims), fn.reshape(logabs, c.result(1).dims), f.lu, f.pivots};

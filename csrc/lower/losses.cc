@@ -7,12 +7,14 @@
 // - nll_loss: loss_i = -w[t_i] * x[i, t_i], with w = 0 where t_i ==
 //   ignore_index; "mean" divides by total_weight = sum of those w (so all
 //   ignored gives NaN), "none" reports total_weight 0; an out-of-range target
-//   contributes 0 (PyTorch raises there, which a device program cannot);
+//   contributes 0 (PyTorch raises there: a device-side check, which
+//   launch_blocking mode raises);
 // - binary_cross_entropy clamps each log term at -100, its backward divides by
 //   max(x * (1 - x), 1e-12);
 // - binary_cross_entropy_with_logits = (1 - t) * x - lw * log_sigmoid(x), with
 //   lw = (pos_weight - 1) * t + 1;
 // - smooth_l1 with beta <= 0 is l1 (also in the backward); huber as PyTorch.
+#include "lower/device_checks.h"
 #include "lower/reduction_util.h"
 
 namespace torchtpu::lower {
@@ -117,6 +119,8 @@ std::vector<Value> lowerNllForward(LowerCtx& c) {
   if (!runtime::isFloating(out)) c.fail("nll_loss of a non-float type");
   Value x = castTo(fn, c.tensor("self"), accType(out));
   NllParts p = nllParts(c, x);
+  checkIndexRange(c, c.tensor("target"), 0, x.dims()[p.classDim], DeviceCheck::Error::kIndex,
+                  "Target {} is out of bounds.", c.i("ignore_index"));
   // -x[i, t_i] * w_i, summed over the class dim (only the hit contributes).
   Value picked = fn.select(p.hit, fn.multiply(x, p.weightB), scalarAs(fn, 0, x));
   Value loss = fn.negate(reduceSum(fn, picked, {p.classDim}));

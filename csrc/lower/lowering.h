@@ -19,6 +19,22 @@ using hlo::TensorType;
 using hlo::Value;
 using runtime::ElementType;
 
+// A device-side check, the device's TORCH_CHECK: `failed` (an i1 scalar) is
+// true when the check fails; `values` (integer scalars) replace the "{}" of
+// `message` in order. Device programs cannot raise, so only launch_blocking
+// programs compute checks, as extra outputs that the executor reads after
+// the launch and turns into the exception PyTorch's CPU kernel raises.
+struct DeviceCheck {
+  enum class Error { kRuntime, kIndex };  // RuntimeError, IndexError
+  Error error = Error::kRuntime;
+  std::string message;
+  Value failed;
+  std::vector<Value> values;
+};
+// Builds a check's values; called only for checked programs, after the
+// lowering returned (it may use any value the lowering made).
+using CheckFn = std::function<DeviceCheck(Function&)>;
+
 // What a lowering is given: the op call, the builder, and the values of its
 // tensor and scalar arguments (views already resolved to their logical shape).
 class LowerCtx {
@@ -64,12 +80,18 @@ class LowerCtx {
 
   [[noreturn]] void fail(const std::string& message) const;
 
+  // Declares a device-side check of this call (see DeviceCheck). Checks are
+  // evaluated in declaration order; the first that fails is reported.
+  void check(CheckFn fn) { checks_.push_back(std::move(fn)); }
+  const std::vector<CheckFn>& checks() const { return checks_; }
+
  private:
   const ir::ArgValue* find(std::string_view name) const;
   const ir::ArgValue& get(std::string_view name,
                           std::initializer_list<ir::ArgValue::Kind> kinds) const;
   int index(std::string_view name) const;
   std::vector<std::vector<Value>> values_;  // per argument: its tensor/scalar values
+  std::vector<CheckFn> checks_;
 };
 
 // Raised for a call a lowering cannot handle (the bridge then falls back).

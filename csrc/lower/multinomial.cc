@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lower/common.h"
+#include "lower/device_checks.h"
 #include "lower/lowering.h"
 #include "lower/random_bits.h"
 
@@ -62,6 +63,25 @@ std::vector<Value> lowerMultinomial(LowerCtx& c) {
     c.fail("cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   }
   if (n == 0 || rows == 0) c.fail("empty distributions");
+  // PyTorch's checks of the distributions, in its order (launch_blocking).
+  checkNone(
+      c,
+      [p](Function& f) {
+        const TensorType& t = p.t();
+        Value finite =
+            f.compare(f.abs(p), f.constant(INFINITY, t.dtype, t.dims), ComparisonDirection::kLt);
+        Value negative = f.compare(p, f.constant(0, t.dtype, t.dims), ComparisonDirection::kLt);
+        return f.binary(BinaryOp::kOr, f.unary(hlo::UnaryOp::kNot, finite), negative);
+      },
+      DeviceCheck::Error::kRuntime,
+      "probability tensor contains either `inf`, `nan` or element < 0");
+  checkNone(
+      c,
+      [p](Function& f) {
+        Value sums = f.reduce(p, f.constant(0, p.dtype()), {1}, BinaryOp::kAdd);
+        return f.compare(sums, f.constant(0, p.dtype(), sums.dims()), ComparisonDirection::kLe);
+      },
+      DeviceCheck::Error::kRuntime, "invalid multinomial distribution (sum of probabilities <= 0)");
   Value idx;
   if (replacement) {
     // cdf[r, j] = p[r, 0] + ... + p[r, j] (a reduce_window scan).

@@ -49,7 +49,8 @@ const Registrar kLogAddExp2({"aten::logaddexp2", "aten::logaddexp2.out"}, [](Low
                   [](Function& fn, Value a, Value b) { return logAddExp(fn, a, b, true); });
 });
 
-// heaviside(x, v): 0 for x < 0, v for x == 0, 1 for x > 0 (NaN stays NaN).
+// heaviside(x, v): 0 for x < 0, v for x == 0, 1 for x > 0, and 0 for NaN (the
+// CPU kernel's x == 0 ? v : x > 0).
 const Registrar kHeaviside(
     {"aten::heaviside", "aten::heaviside.out", "aten::heaviside_"}, [](LowerCtx& c) {
       return binaryOp(
@@ -58,8 +59,7 @@ const Registrar kHeaviside(
             Value zero = ew::splat(fn, 0, x);
             Value one = ew::splat(fn, 1, x);
             Value pos = fn.select(fn.compare(x, zero, ComparisonDirection::kGt), one, zero);
-            Value r = fn.select(fn.compare(x, zero, ComparisonDirection::kEq), v, pos);
-            return fn.select(ew::isNan(fn, x), x, r);
+            return fn.select(fn.compare(x, zero, ComparisonDirection::kEq), v, pos);
           },
           "values");
     });

@@ -2,7 +2,7 @@
 // mask along dim), index_copy, take and put_ (flat gather / scatter),
 // max_unpool2d/3d (scatter into zeros) and trace (bucketize and searchsorted
 // are in opinfo_gaps_searchsorted.cc). Negative indices wrap; out-of-range ones are
-// clamped by the device instead of raising.
+// clamped by the device, and raise in launch_blocking mode (device-side checks).
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -10,11 +10,13 @@
 
 #include "hlo/comparison.h"
 #include "lower/common.h"
+#include "lower/device_checks.h"
 
 namespace torchtpu::lower {
 namespace {
 
 using Dir = hlo::ComparisonDirection;
+using Error = DeviceCheck::Error;
 using hlo::BinaryOp;
 
 // idx as s64, negative entries wrapped by `size`.
@@ -50,6 +52,7 @@ std::vector<Value> lowerIndexFill(LowerCtx& c) {
   Value value = castTo(fn, tensorValue ? c.tensor("value") : c.scalar("value"), t);
   if (value.rank() != 0) value = fn.reshape(value, {});
   if (n == 0) return {fn.reshape(self, c.result().dims)};
+  checkIndexRange(c, index, -size, size, Error::kIndex, outOfBoundsMessage(dim, size));
   index = fn.reshape(wrapIndex(fn, index, size), {1, n});
   // mask[d] = any_k (d == index[k])
   Value iota = fn.iota(TensorType(ElementType::kS64, {size, n}), 0);
@@ -80,6 +83,8 @@ std::vector<Value> lowerIndexCopy(LowerCtx& c) {
   const int64_t n = index.t().numElements();
   if (n == 0) return {fn.reshape(self, c.result().dims)};
   if (source.rank() != r) c.fail("index_copy: source and self must have the same rank");
+  checkIndexRange(c, index, 0, self.dims()[dim], Error::kIndex,
+                  outOfBoundsMessage(dim, self.dims()[dim], "index_copy_(): "));
   index = fn.reshape(wrapIndex(fn, index, self.dims()[dim]), {n, 1});
   hlo::ScatterDims s;
   for (int64_t d = 0; d < r; ++d) {
@@ -96,6 +101,13 @@ const Registrar kIndexCopy({"aten::index_copy", "aten::index_copy.out", "aten::i
 
 // ---- take / put ------------------------------------------------------------------------
 
+// take / put_'s check: flat indices in [-total, total).
+void checkFlat(LowerCtx& c, const Value& index, int64_t total) {
+  checkIndexRange(c, index, -total, total, Error::kIndex,
+                  "out of range: tried to access index {} on a tensor of " + std::to_string(total) +
+                      " elements.");
+}
+
 std::vector<Value> lowerTake(LowerCtx& c) {
   Function& fn = c.fn;
   Value self = c.tensor("self");
@@ -104,6 +116,7 @@ std::vector<Value> lowerTake(LowerCtx& c) {
   const int64_t n = index.t().numElements();
   if (n == 0) return {fn.constant(0, self.dtype(), index.dims())};
   if (total == 0) c.fail("take from an empty tensor");
+  checkFlat(c, index, total);
   Value flat = fn.reshape(self, {total});
   Value idx = fn.reshape(wrapIndex(fn, index, total), {n, 1});
   hlo::GatherDims g;
@@ -123,6 +136,7 @@ std::vector<Value> lowerPut(LowerCtx& c) {
   if (n == 0) return {self};
   Value source = castTo(fn, c.tensor("source"), self.dtype());
   if (source.t().numElements() != n) c.fail("put_: source and index need the same size");
+  checkFlat(c, index, total);
   Value flat = fn.reshape(self, {total});
   Value idx = fn.reshape(wrapIndex(fn, index, total), {n, 1});
   hlo::ScatterDims s;
@@ -203,6 +217,7 @@ std::vector<Value> lowerIndexReduce(LowerCtx& c) {
   if (source.rank() != r) c.fail("index_reduce: source and self must have the same rank");
   const std::string reduce = c.str("reduce");
   const bool includeSelf = c.b("include_self");
+  checkIndexRange(c, index, 0, self.dims()[dim], Error::kIndex, "index out of range in self");
   index = fn.reshape(wrapIndex(fn, index, self.dims()[dim]), {n, 1});
   hlo::ScatterDims s;
   for (int64_t d = 0; d < r; ++d) {

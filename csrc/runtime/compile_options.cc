@@ -43,6 +43,15 @@ constexpr int kComputationReplicaDeviceIds = 1;
 // xla.CompileOptionsProto field numbers.
 constexpr int kCompilePortable = 4;
 constexpr int kCompileBuildOptions = 3;
+constexpr int kCompileEnvOptionOverrides = 7;  // map<string, OptionOverrideProto>
+// A map entry, and xla.OptionOverrideProto.
+constexpr int kEntryKey = 1;
+constexpr int kEntryValue = 2;
+constexpr int kOverrideBool = 2;
+
+void putStringField(std::string& out, int field, const std::string& value) {
+  putMessageField(out, field, value);  // the same wire format
+}
 
 }  // namespace
 
@@ -67,6 +76,14 @@ std::string CompileOptions::serialize() const {
   std::string out;
   putMessageField(out, kCompileBuildOptions, build);
   if (portable && !assigned) putBoolField(out, kCompilePortable, true);
+  for (const auto& [name, value] : xlaOptions) {
+    std::string override;
+    putBoolField(override, kOverrideBool, value);
+    std::string entry;
+    putStringField(entry, kEntryKey, name);
+    putMessageField(entry, kEntryValue, override);
+    putMessageField(out, kCompileEnvOptionOverrides, entry);
+  }
   return out;
 }
 
@@ -74,7 +91,8 @@ bool CompileOptions::isDefault() const {
   const CompileOptions d;
   return numReplicas == d.numReplicas && replicaDevices.empty() &&
          numPartitions == d.numPartitions && deviceOrdinal == d.deviceOrdinal &&
-         portable == d.portable && optimizationLevel == d.optimizationLevel;
+         portable == d.portable && optimizationLevel == d.optimizationLevel &&
+         xlaOptions == d.xlaOptions;
 }
 
 std::string CompileOptions::fingerprint() const {
@@ -87,6 +105,7 @@ std::string CompileOptions::fingerprint() const {
   }
   out << "p" << numPartitions << "d" << deviceOrdinal << (portable ? "P" : "") << "o"
       << (optimizationLevel ? std::to_string(*optimizationLevel) : "-");
+  for (const auto& [name, value] : xlaOptions) out << "," << name << "=" << (value ? 1 : 0);
   return out.str();
 }
 

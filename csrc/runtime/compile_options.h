@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace torchtpu::runtime {
@@ -22,6 +23,11 @@ struct CompileOptions {
   // XLA's optimization effort (ExecutableBuildOptionsProto.optimization_level,
   // an xla.ExecutionOptions effort level); unset leaves the plugin's default.
   std::optional<int64_t> optimizationLevel;
+  // XLA debug options set by name (CompileOptionsProto.env_option_overrides,
+  // applied over the plugin's defaults). By default: min/max propagate NaN,
+  // as StableHLO specifies; the XLA CPU plugin's "fast" min/max otherwise
+  // drops NaN (max(NaN, 1) = 1), inside reductions and scans too.
+  std::vector<std::pair<std::string, bool>> xlaOptions = {{"xla_cpu_enable_fast_min_max", false}};
 
   // The serialized CompileOptionsProto bytes passed to PJRT_Client_Compile.
   std::string serialize() const;

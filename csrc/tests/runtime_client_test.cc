@@ -2,7 +2,9 @@
 // the real plugin.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <thread>
 
@@ -221,11 +223,46 @@ TEST(CompileOptions, EncodesTheFieldsWeSet) {
   CompileOptions o;
   o.portable = false;
   o.deviceOrdinal = 0;
+  o.xlaOptions.clear();
   // executable_build_options { device_ordinal: 0, num_replicas: 1, num_partitions: 1 }
   EXPECT_EQ(o.serialize(), std::string("\x1a\x06\x08\x00\x20\x01\x28\x01", 8));
   o.portable = true;
   EXPECT_EQ(o.serialize(), std::string("\x1a\x06\x08\x00\x20\x01\x28\x01\x20\x01", 10));
   EXPECT_NE(o.fingerprint(), CompileOptions{}.fingerprint() + "x");
+  EXPECT_FALSE(o.isDefault());
+}
+
+TEST(CompileOptions, DefaultsToNanPropagatingMinMax) {
+  // env_option_overrides { key: "xla_cpu_enable_fast_min_max" value { bool_field: false } }
+  const std::string name = "xla_cpu_enable_fast_min_max";
+  const std::string entry = std::string("\x0a") + static_cast<char>(name.size()) + name +
+                            std::string("\x12\x02\x10\x00", 4);
+  const std::string field = std::string("\x3a") + static_cast<char>(entry.size()) + entry;
+  const std::string out = CompileOptions{}.serialize();
+  ASSERT_GE(out.size(), field.size());
+  EXPECT_EQ(out.substr(out.size() - field.size()), field);
+  EXPECT_NE(CompileOptions{}.fingerprint().find("xla_cpu_enable_fast_min_max=0"),
+            std::string::npos);
+}
+
+TEST(CompileOptions, MinMaxPropagateNan) {
+  // max(NaN, 1) and a max-reduction over a NaN are NaN, as StableHLO says.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto out = runProgram(R"(module @m {
+  func.func public @main(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<f32>) {
+    %one = stablehlo.constant dense<1.0> : tensor<2xf32>
+    %m = stablehlo.maximum %a, %one : tensor<2xf32>
+    %init = stablehlo.constant dense<-1.0> : tensor<f32>
+    %r = stablehlo.reduce(%a init: %init) applies stablehlo.maximum across dimensions = [0]
+        : (tensor<2xf32>, tensor<f32>) -> tensor<f32>
+    return %m, %r : tensor<2xf32>, tensor<f32>
+  }
+})",
+                        {HostArray::of<float>(ElementType::kF32, {2}, {nan, 0.5f})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(std::isnan(out[0].values<float>()[0]));
+  EXPECT_EQ(out[0].values<float>()[1], 1.0f);
+  EXPECT_TRUE(std::isnan(out[1].values<float>()[0]));
 }
 
 }  // namespace
