@@ -68,7 +68,11 @@ def _nonzero_static(self: torch.Tensor, *, size: int, fill_value: int = -1) -> t
 
 def _nonzero(self: torch.Tensor) -> torch.Tensor:
     mask = (self != 0).reshape(-1)
-    return _coords(mask, list(self.shape), _count(mask), -1)
+    n = _count(mask)
+    coords = _coords(mask, list(self.shape), n, -1)
+    # The CPU's layout: column-major, strides (1, n).
+    out = torch.empty_strided(coords.shape, (1, n), dtype=coords.dtype, device=coords.device)
+    return out.copy_(coords)
 
 
 def _nonzero_out(self: torch.Tensor, *, out: torch.Tensor) -> torch.Tensor:

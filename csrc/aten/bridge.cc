@@ -572,6 +572,7 @@ bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
   torch::jit::Stack meta;
   for (const auto& v : args) meta.push_back(metaArgument(v));
   try {
+    const QuietWarnings quiet;
     op.callBoxed(&meta);
   } catch (const std::exception& e) {
     // Without the CPU fallback, PyTorch's own error is the answer (most often
@@ -587,7 +588,7 @@ bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
     why = "meta kernel: " + msg;
     return false;
   }
-  applyCpuLayouts(schema, args, meta);
+  applyCpuLayouts(op, args, meta);
   resized = false;
   returns.clear();
   call.results.clear();
@@ -624,7 +625,11 @@ bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
         if (keepsShape(schema, args, alias)) {
           throwInPlaceShape(actual.sizes(), m.sizes());
         }
-        at::native::resize_output(actual, m.sizes());
+        // A resized out= tensor takes the result's layout, as on the CPU.
+        if (at::native::resize_output(actual, m.sizes()) && m.is_non_overlapping_and_dense() &&
+            !m.is_contiguous()) {
+          actual.as_strided_(m.sizes(), m.strides());
+        }
         resized = true;
       }
       spec.kind = ReturnSpec::Kind::kAliasArg;
@@ -816,6 +821,7 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
         return cpuFallback(op, stack, name, why);
       }
       if (resized) continue;  // out= arguments changed shape: describe again
+      checkMemoryAndKernel(op, args, info.implicitRng);
     } else if (defer || compiled) {
       break;  // cached: nothing to compile or store
     }

@@ -1,8 +1,13 @@
 #include "aten/call_contract.h"
 
+#include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
+#include <ATen/TensorIterator.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/empty_strided.h>
+#include <ATen/ops/zeros.h>
 #include <c10/util/Exception.h>
 
 #include <algorithm>
@@ -17,6 +22,11 @@
 
 namespace torchtpu::aten {
 namespace {
+
+const c10::Type* unwrapOptional(const c10::TypePtr& t) {
+  if (auto o = t->castRaw<c10::OptionalType>()) return o->getElementType().get();
+  return t.get();
+}
 
 bool isWriteArg(const c10::Argument& a) { return a.alias_info() && a.alias_info()->isWrite(); }
 
@@ -39,11 +49,99 @@ bool computesInDestinationType(std::string_view family) {
 }
 
 // Ops whose CPU kernels write through an expanded (self-overlapping) view
-// without complaint; every other op raises.
-bool allowsOverlappingWrites(std::string_view family) {
-  return oneOf(family, {"fill", "zero", "masked_fill", "index_fill", "index_put", "_index_put_impl",
+// without complaint; every other op raises. (fill_ with a tensor value
+// raises; with a number it does not.)
+bool allowsOverlappingWrites(std::string_view family, const std::string& overload) {
+  if (family == "fill") return overload == "Scalar";
+  return oneOf(family, {"zero", "masked_fill", "index_fill", "index_put", "_index_put_impl",
                         "addmv", "baddbmm", "tril", "triu", "threshold", "conj_physical"});
 }
+
+// Ops whose CPU kernels refuse any overlap between what they write and what
+// they read, the same memory included (x.index_copy_(0, i, x)), where other
+// ops refuse only partial overlap.
+bool refusesAnyOverlap(std::string_view family) {
+  return oneOf(family, {"index_put", "_index_put_impl", "_unsafe_index_put", "index_copy",
+                        "index_add", "index_reduce", "scatter", "scatter_add", "scatter_reduce",
+                        "put", "take", "cat", "gather", "index_select"});
+}
+
+// Ops whose CPU kernels read a 0-d tensor argument as a number: it may alias
+// the written tensor.
+bool readsZeroDimAsNumber(std::string_view family) {
+  return oneOf(family, {"fill", "masked_fill", "index_fill"});
+}
+
+// Ops whose CPU kernels accept a 0-d tensor of another dtype where they
+// otherwise require one dtype (it is converted).
+bool convertsZeroDim(std::string_view family) {
+  return oneOf(family, {"index_put", "_index_put_impl", "_unsafe_index_put", "lerp"});
+}
+
+// Ops whose CPU kernels require an out= tensor of exactly the result's dtype
+// (reductions, matrix products, indexing; most elementwise ops cast instead).
+bool requiresExactOutDtype(std::string_view family) {
+  return oneOf(family, {"all",
+                        "any",
+                        "amax",
+                        "amin",
+                        "argmax",
+                        "argmin",
+                        "aminmax",
+                        "max",
+                        "min",
+                        "mm",
+                        "bmm",
+                        "addmm",
+                        "addbmm",
+                        "baddbmm",
+                        "addmv",
+                        "mv",
+                        "dot",
+                        "vdot",
+                        "matmul",
+                        "gather",
+                        "index_select",
+                        "index_add",
+                        "index_copy",
+                        "index_reduce",
+                        "scatter",
+                        "scatter_add",
+                        "scatter_reduce",
+                        "take",
+                        "take_along_dim",
+                        "masked_select",
+                        "nonzero",
+                        "searchsorted",
+                        "bucketize",
+                        "softmax",
+                        "_softmax",
+                        "log_softmax",
+                        "_log_softmax",
+                        "logcumsumexp",
+                        "tril",
+                        "triu",
+                        "diag",
+                        "diff",
+                        "renorm",
+                        "cross",
+                        "linalg_cross",
+                        "histc",
+                        "isin",
+                        "isposinf",
+                        "isneginf",
+                        "signbit",
+                        "nan_to_num",
+                        "where",
+                        "linalg_vector_norm",
+                        "linalg_matrix_norm",
+                        "norm",
+                        "msort"});
+}
+
+// Ops whose CPU kernels concatenate: a result that cannot be cast to the out=
+// tensor is a TypeError there.
+bool concatenates(std::string_view family) { return oneOf(family, {"cat", "concat", "stack"}); }
 
 // Tensor arguments (by schema name) that must share one dtype, as the CPU
 // kernels require. `floatParams`: the later ones may instead be float32 when
@@ -138,7 +236,9 @@ void checkSameDtype(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue
   std::string_view firstName;
   for (std::string_view name : rule->args) {
     const at::Tensor* t = tensorArg(schema, args, name);
-    if (t == nullptr) continue;
+    if (t == nullptr || (t->dim() == 0 && convertsZeroDim(family))) continue;
+    // The CPU's batched products of empty tensors return before their checks.
+    if (t->numel() == 0 && !oneOf(family, {"mm", "addmm"})) return;
     if (first == nullptr) {
       first = t;
       firstName = name;
@@ -181,6 +281,61 @@ void checkBoolArithmetic(const c10::FunctionSchema& schema, c10::ArrayRef<c10::I
     if (schema.arguments()[k].name() != "alpha" || !args[k].isBool()) continue;
     TORCH_CHECK(selfBool && otherBool, "Boolean alpha only supported for Boolean results.");
   }
+}
+
+std::optional<double> doubleArg(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+                                std::string_view name) {
+  for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
+    if (schema.arguments()[k].name() == name && (args[k].isDouble() || args[k].isInt())) {
+      return args[k].isDouble() ? args[k].toDouble() : static_cast<double>(args[k].toInt());
+    }
+  }
+  return std::nullopt;
+}
+
+// The argument checks of the CPU's random kernels (their meta kernels check
+// nothing): the parameters of a distribution must make sense.
+void checkRandomArguments(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+                          std::string_view family) {
+  auto arg = [&](std::string_view name) { return doubleArg(schema, args, name); };
+  if (family == "uniform") {
+    const double from = arg("from").value_or(0), to = arg("to").value_or(1);
+    TORCH_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from,
+                " > to=", to);
+  } else if (family == "bernoulli" && oneOf(schema.overload_name(), {"float", "p"})) {
+    const double p = arg("p").value_or(0.5);
+    TORCH_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  } else if (family == "exponential") {
+    const double lambd = arg("lambd").value_or(1);
+    TORCH_CHECK(lambd > 0, "exponential_ expects lambda > 0.0, but found lambda=", lambd);
+  } else if (family == "geometric") {
+    const double p = arg("p").value_or(0.5);
+    TORCH_CHECK(0 < p && p < 1, "geometric_ expects p to be in (0, 1), but got p=", p);
+  } else if (family == "log_normal") {
+    const double std = arg("std").value_or(2);
+    TORCH_CHECK(std > 0, "log_normal_ expects std > 0.0, but found std=", std);
+  } else if (family == "cauchy") {
+    const double sigma = arg("sigma").value_or(1);
+    TORCH_CHECK(sigma > 0, "cauchy_ expects sigma > 0.0, but found sigma=", sigma);
+  } else if (family == "random" && (arg("to") || arg("from"))) {
+    const double from = arg("from").value_or(0);
+    if (const auto to = arg("to")) {
+      TORCH_CHECK(from < *to, "random_ expects 'from' to be less than 'to', but got from=",
+                  static_cast<int64_t>(from), " >= to=", static_cast<int64_t>(*to));
+    }
+  }
+}
+
+// index_select of a 0-d tensor takes exactly one index.
+void checkIndexSelect(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+                      std::string_view family) {
+  if (family != "index_select") return;
+  const at::Tensor* self = tensorArg(schema, args, "self");
+  const at::Tensor* index = tensorArg(schema, args, "index");
+  if (self == nullptr || index == nullptr || self->dim() != 0) return;
+  TORCH_CHECK_INDEX(index->numel() == 1,
+                    "index_select(): Index to scalar can have only 1 value, got ", index->numel(),
+                    " value(s)");
 }
 
 // The functional op an in-place or out= schema computes: the same family
@@ -243,6 +398,36 @@ struct Written {
   int element;  // in a tensor list; -1 for a single tensor
 };
 
+// The shape and dtype rules for written tensor `w` and the result it receives.
+void checkResult(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+                 const Written& w, const at::Tensor& result, std::string_view family) {
+  if (!result.defined()) return;
+  const at::Tensor& target = *w.tensor;
+  if (keepsShape(schema, args, w.arg) && target.sizes() != result.sizes()) {
+    throwInPlaceShape(target.sizes(), result.sizes());
+  }
+  const c10::ScalarType from = result.scalar_type();
+  const c10::ScalarType to = target.scalar_type();
+  if (w.kind == WriteKind::kOut) {
+    // An explicit dtype= names the out= tensor's dtype (sum, nansum, cumsum, ...).
+    for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
+      if (schema.arguments()[k].name() != "dtype" || !args[k].isInt()) continue;
+      TORCH_CHECK(args[k].toScalarType() == to, schema.name(),
+                  ": provided dtype must match dtype of result. Got ", args[k].toScalarType(),
+                  " and ", to, ".");
+    }
+  }
+  if (from == to || computesInDestinationType(family)) return;
+  if (w.kind == WriteKind::kOut && requiresExactOutDtype(family)) {
+    TORCH_CHECK(false, schema.name(), ": expected the out= tensor to have dtype ", from,
+                " (the result's), but got ", to);
+  }
+  TORCH_CHECK_TYPE(!concatenates(family) || c10::canCast(from, to), "torch.", family,
+                   "(): input types can't be cast to the desired output type ", to);
+  TORCH_CHECK(c10::canCast(from, to), "result type ", from,
+              " can't be cast to the desired output type ", to);
+}
+
 // The shape and dtype rules, against the results of the functional op run on
 // meta tensors.
 void checkResults(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
@@ -254,6 +439,7 @@ void checkResults(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> 
     const c10::Argument& a = schema.arguments()[k];
     if (!(isWriteArg(a) && a.kwarg_only())) meta.push_back(metaArgument(args[k]));
   }
+  const QuietWarnings quiet;
   try {
     functional->callBoxed(&meta);
   } catch (const std::exception&) {
@@ -267,32 +453,14 @@ void checkResults(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> 
   for (const Written& w : written) {
     const size_t r = std::find(writtenArgs.begin(), writtenArgs.end(), w.arg) - writtenArgs.begin();
     if (r >= meta.size()) continue;
-    const at::Tensor* result = nullptr;
     if (w.element < 0 && meta[r].isTensor()) {
-      result = &meta[r].toTensor();
+      checkResult(schema, args, w, meta[r].toTensor(), family);
     } else if (w.element >= 0 && meta[r].isTensorList()) {
       const auto list = meta[r].toTensorList();
       if (static_cast<size_t>(w.element) < list.size()) {
-        // A list element is a reference into the list: keep a copy alive.
-        const at::Tensor t = list.get(w.element);
-        if (keepsShape(schema, args, w.arg) && w.tensor->sizes() != t.sizes()) {
-          throwInPlaceShape(w.tensor->sizes(), t.sizes());
-        }
-        TORCH_CHECK(computesInDestinationType(family) ||
-                        c10::canCast(t.scalar_type(), w.tensor->scalar_type()),
-                    "result type ", t.scalar_type(), " can't be cast to the desired output type ",
-                    w.tensor->scalar_type());
+        checkResult(schema, args, w, list.get(w.element), family);
       }
-      continue;
     }
-    if (result == nullptr || !result->defined()) continue;
-    if (keepsShape(schema, args, w.arg) && w.tensor->sizes() != result->sizes()) {
-      throwInPlaceShape(w.tensor->sizes(), result->sizes());
-    }
-    TORCH_CHECK(computesInDestinationType(family) ||
-                    c10::canCast(result->scalar_type(), w.tensor->scalar_type()),
-                "result type ", result->scalar_type(), " can't be cast to the desired output type ",
-                w.tensor->scalar_type());
   }
 }
 
@@ -303,8 +471,10 @@ void checkInternalOverlap(const at::Tensor& t) {
               "operation.");
 }
 
-void checkPartialOverlap(const at::Tensor& written, const at::Tensor& read) {
-  TORCH_CHECK(at::get_overlap_status(written, read) != at::MemOverlapStatus::Partial,
+void checkOverlap(const at::Tensor& written, const at::Tensor& read, bool anyOverlap) {
+  const at::MemOverlapStatus status = at::get_overlap_status(written, read);
+  TORCH_CHECK(status != at::MemOverlapStatus::Partial &&
+                  !(anyOverlap && status == at::MemOverlapStatus::Full),
               "unsupported operation: some elements of the input tensor and the written-to "
               "tensor refer to a single memory location. Please clone() the tensor before "
               "performing the operation.");
@@ -329,7 +499,96 @@ void forEachTensor(const c10::IValue& v, F&& f) {
   }
 }
 
+bool isIntegralOrBool(const at::Tensor& t) {
+  return at::isIntegralType(t.scalar_type(), /*includeBool=*/true);
+}
+
+// A CPU tensor of t's dtype and rank whose every dim has size 1 (zeros).
+at::Tensor cpuStandIn(const at::Tensor& t) {
+  if (t.unsafeGetTensorImpl()->is_wrapped_number() || t.device().is_cpu()) return t;
+  return at::zeros(std::vector<int64_t>(t.dim(), 1), t.options().device(c10::kCPU));
+}
+
+c10::IValue cpuStandIn(const c10::IValue& v) {
+  if (v.isTensor()) return v.toTensor().defined() ? cpuStandIn(v.toTensor()) : v;
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> out;
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(cpuStandIn(t));
+    return out;
+  }
+  if (v.isOptionalTensorList()) {
+    c10::List<std::optional<at::Tensor>> out;
+    for (const std::optional<at::Tensor>& t : v.toOptionalTensorList()) {
+      out.push_back(t.has_value() && t->defined() ? std::optional<at::Tensor>(cpuStandIn(*t)) : t);
+    }
+    return out;
+  }
+  if (v.isDevice() && v.toDevice().type() == c10::DeviceType::PrivateUse1) {
+    return c10::Device(c10::kCPU);
+  }
+  return v;
+}
+
+// The CPU kernels do not implement every op for bool and integer data
+// ("abs_cpu" not implemented for 'Bool'), and meta kernels do not say so:
+// for a call with such tensors, run the CPU kernel once on stand-ins of the
+// same dtypes and ranks (every dim of size 1) and raise its
+// NotImplementedError. Other errors of the stand-ins mean nothing.
+void checkCpuImplementsDtypes(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
+                              bool random) {
+  const c10::FunctionSchema& schema = op.schema();
+  if (random || !op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU)) return;
+  // Only where stand-ins are valid inputs: CPU kernels trust index-like
+  // arguments (embedding_bag's offsets, pooling's indices) and stand-ins of
+  // those could make them read out of bounds.
+  const std::string_view family = familyName(schema);
+  if (!op.hasTag(at::Tag::pointwise) &&
+      !oneOf(family,
+             {"topk",        "kthvalue",     "argmax",       "argmin",     "max",       "min",
+              "median",      "nanmedian",    "mode",         "sort",       "argsort",   "trace",
+              "cummax",      "cummin",       "logcumsumexp", "logsumexp",  "softmax",   "_softmax",
+              "log_softmax", "_log_softmax", "glu",          "hardshrink", "softshrink"})) {
+    return;
+  }
+  bool integral = false;
+  bool empty = false;
+  for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
+    const c10::Argument& a = schema.arguments()[k];
+    // Sizes given as numbers would make the stand-ins' results large.
+    if (oneOf(a.name(), {"size", "sizes", "shape", "repeats", "output_size"})) return;
+    if (unwrapOptional(a.real_type())->kind() == c10::TypeKind::GeneratorType) return;
+    forEachTensor(args[k], [&](const at::Tensor& t, int) {
+      integral = integral || (isIntegralOrBool(t) && !t.unsafeGetTensorImpl()->is_wrapped_number());
+      empty = empty || t.numel() == 0;
+    });
+  }
+  // Empty tensors: the CPU kernels return before they look at the dtype.
+  if (!integral || empty) return;
+  torch::jit::Stack stack;
+  for (const c10::IValue& v : args) stack.push_back(cpuStandIn(v));
+  const QuietWarnings quiet;
+  try {
+    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), &stack);
+  } catch (const c10::NotImplementedError& e) {
+    const std::string msg = e.what_without_backtrace();
+    if (msg.find("not implemented for") != std::string::npos) throw;
+  } catch (const c10::Error& e) {
+    // Kernels that refuse a dtype with a RuntimeError of their own.
+    const std::string msg = e.what_without_backtrace();
+    if (msg.find("does not support bool") != std::string::npos) throw;
+  } catch (const std::exception&) {
+  }
+}
+
 }  // namespace
+
+void QuietWarnings::Silent::process(const c10::Warning& /*warning*/) {}
+
+QuietWarnings::QuietWarnings() : previous_(c10::WarningUtils::get_warning_handler()) {
+  c10::WarningUtils::set_warning_handler(&silent_);
+}
+
+QuietWarnings::~QuietWarnings() { c10::WarningUtils::set_warning_handler(previous_); }
 
 WriteKind writeKind(const c10::FunctionSchema& schema, size_t arg) {
   const c10::Argument& a = schema.arguments()[arg];
@@ -353,9 +612,68 @@ bool keepsShape(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> ar
   return false;
 }
 
-void applyCpuLayouts(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+namespace {
+
+// The layout TensorIterator gives the output of an elementwise op over these
+// (meta) inputs, or an undefined tensor when it cannot be built.
+at::Tensor iteratorLayout(const std::vector<at::Tensor>& inputs) {
+  try {
+    at::TensorIteratorConfig config;
+    config.add_owned_output(at::Tensor());
+    for (const at::Tensor& t : inputs) config.add_owned_const_input(t);
+    config.check_all_same_dtype(false)
+        .promote_inputs_to_common_dtype(true)
+        .enforce_safe_casting_to_output(false);
+    return config.build().output();
+  } catch (const std::exception&) {
+    return at::Tensor();
+  }
+}
+
+void applyIteratorLayout(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+                         torch::jit::Stack& results) {
+  if (results.size() != 1 || !results[0].isTensor() || !results[0].toTensor().defined()) return;
+  // A memory format asked for (x.contiguous(), x.to(memory_format=...)) decides.
+  for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
+    if (schema.arguments()[k].name() == "memory_format" && args[k].isInt() &&
+        args[k].toMemoryFormat() != c10::MemoryFormat::Preserve) {
+      return;
+    }
+  }
+  const at::Tensor& m = results[0].toTensor();
+  if (m.dim() < 2 || m.numel() < 2) return;
+  std::vector<at::Tensor> inputs;
+  for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
+    if (writeKind(schema, k) != WriteKind::kNone || !args[k].isTensor()) continue;
+    const at::Tensor& t = args[k].toTensor();
+    if (t.defined() && t.dim() > 0) inputs.push_back(metaArgument(t).toTensor());
+  }
+  if (inputs.empty()) return;
+  const at::Tensor out = iteratorLayout(inputs);
+  if (!out.defined() || out.sizes() != m.sizes() || out.strides() == m.strides()) return;
+  results[0] = at::empty_strided(m.sizes(), out.strides(), m.options());
+}
+
+}  // namespace
+
+void applyCpuLayouts(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
                      torch::jit::Stack& results) {
+  const c10::FunctionSchema& schema = op.schema();
+  if (op.hasTag(at::Tag::pointwise)) {
+    applyIteratorLayout(schema, args, results);
+    return;
+  }
   const std::string_view family = familyName(schema);
+  // Ops whose CPU kernels start from self.clone(): the result keeps self's
+  // strides (size-1 dims included).
+  if (oneOf(family, {"index_put", "_unsafe_index_put", "index_fill", "put"})) {
+    const at::Tensor* self = tensorArg(schema, args, "self");
+    if (self == nullptr || results.empty() || !results[0].isTensor()) return;
+    const at::Tensor& m = results[0].toTensor();
+    if (!m.defined() || m.sizes() != self->sizes()) return;
+    results[0] = at::empty_like(metaArgument(*self).toTensor(), m.options());
+    return;
+  }
   if (!oneOf(family, {"convolution", "_convolution", "convolution_backward"})) return;
   // The CPU's convolutions (mkldnn and the slow 2-d kernels) work in
   // channels_last when the input or the weight is channels_last.
@@ -384,15 +702,14 @@ void throwInPlaceShape(c10::IntArrayRef target, c10::IntArrayRef result) {
   TORCH_CHECK(false, "output with shape ", target, " doesn't match the broadcast shape ", result);
 }
 
-void checkCall(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
-  const c10::FunctionSchema& schema = op.schema();
-  const std::string_view family = familyName(schema);
-  checkSameDtype(schema, args, family);
-  checkBoolArithmetic(schema, args, family);
+namespace {
 
-  // The written tensors (list elements are kept alive by the stack).
+// The tensors a call writes; `keep` holds them (list elements are
+// temporaries), so it must outlive the result.
+std::vector<Written> writtenTensors(const c10::FunctionSchema& schema,
+                                    c10::ArrayRef<c10::IValue> args,
+                                    std::vector<at::Tensor>& keep) {
   std::vector<Written> written;
-  std::vector<at::Tensor> keep;
   for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
     const WriteKind kind = writeKind(schema, k);
     if (kind == WriteKind::kNone) continue;
@@ -401,19 +718,27 @@ void checkCall(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
       written.push_back({nullptr, kind, k, element});
     });
   }
-  if (written.empty()) return;
   for (size_t i = 0; i < written.size(); ++i) written[i].tensor = &keep[i];
+  return written;
+}
 
-  const bool overlapAllowed = allowsOverlappingWrites(family);
+}  // namespace
+
+void checkCall(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
+  const c10::FunctionSchema& schema = op.schema();
+  const std::string_view family = familyName(schema);
+  checkSameDtype(schema, args, family);
+  checkBoolArithmetic(schema, args, family);
+  checkRandomArguments(schema, args, family);
+  checkIndexSelect(schema, args, family);
+  std::vector<at::Tensor> keep;
+  const std::vector<Written> written = writtenTensors(schema, args, keep);
+  if (written.empty()) return;
   bool readsTensors = false;
-  for (const Written& w : written) {
-    if (!overlapAllowed) checkInternalOverlap(*w.tensor);
-  }
   for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
     if (writeKind(schema, k) != WriteKind::kNone) continue;
     forEachTensor(args[k], [&](const at::Tensor& read, int) {
       readsTensors = readsTensors || !read.unsafeGetTensorImpl()->is_wrapped_number();
-      for (const Written& w : written) checkPartialOverlap(*w.tensor, read);
     });
   }
   // Factories (torch.arange(5, out=t)) take their dtype from the out= tensor.
@@ -422,9 +747,35 @@ void checkCall(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
   }
 }
 
+void checkMemoryAndKernel(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
+                          bool random) {
+  const c10::FunctionSchema& schema = op.schema();
+  const std::string_view family = familyName(schema);
+  std::vector<at::Tensor> keep;
+  const std::vector<Written> written = writtenTensors(schema, args, keep);
+  if (!written.empty()) {
+    const bool overlapAllowed = allowsOverlappingWrites(family, schema.overload_name());
+    const bool anyOverlap = refusesAnyOverlap(family);
+    for (const Written& w : written) {
+      if (!overlapAllowed) checkInternalOverlap(*w.tensor);
+    }
+    for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
+      if (writeKind(schema, k) != WriteKind::kNone) continue;
+      forEachTensor(args[k], [&](const at::Tensor& read, int) {
+        if (read.dim() == 0 && readsZeroDimAsNumber(family)) return;
+        for (const Written& w : written) checkOverlap(*w.tensor, read, anyOverlap);
+      });
+    }
+  }
+  checkCpuImplementsDtypes(op, args, random);
+}
+
 void checkCopy(const at::Tensor& dst, const at::Tensor& src) {
+  if (!at::is_expandable_to(src.sizes(), dst.sizes())) {
+    throwInPlaceShape(dst.sizes(), at::infer_size(dst.sizes(), src.sizes()));
+  }
   checkInternalOverlap(dst);
-  checkPartialOverlap(dst, src);
+  checkOverlap(dst, src, false);
 }
 
 }  // namespace torchtpu::aten

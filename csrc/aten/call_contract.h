@@ -11,6 +11,24 @@
 
 namespace torchtpu::aten {
 
+// Silences PyTorch's warnings on this thread while it lives: the bridge's
+// meta runs and CPU probes must not warn (the meta kernel of an out= op warns
+// that it resizes its meta tensor; the call itself warns once, for real).
+class QuietWarnings {
+ public:
+  QuietWarnings();
+  ~QuietWarnings();
+  QuietWarnings(const QuietWarnings&) = delete;
+  QuietWarnings& operator=(const QuietWarnings&) = delete;
+
+ private:
+  struct Silent final : c10::WarningHandler {
+    void process(const c10::Warning& warning) override;
+  };
+  Silent silent_;
+  c10::WarningHandler* previous_;
+};
+
 // How argument `arg` of `schema` receives a result.
 enum class WriteKind {
   kNone,     // read only
@@ -31,21 +49,35 @@ bool keepsShape(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> ar
 // kernel cannot know it (a convolution of channels_last tensors is
 // channels_last on the CPU; its meta kernel returns a contiguous tensor).
 // `results` are the meta kernel's returns.
-void applyCpuLayouts(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+// Elementwise (pointwise-tagged) ops take TensorIterator's layout from their
+// inputs, as on the CPU, where a meta kernel may not (div's rounding modes).
+void applyCpuLayouts(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
                      torch::jit::Stack& results);
 
-// Throws the error PyTorch's CPU kernels raise when the call
+// Throws the error PyTorch's CPU kernels raise, before the op's results are
+// known, when the call
 // - writes an in-place target whose shape is not the result's;
 // - writes a result whose dtype cannot be cast safely to the written tensor
 //   ("result type Float can't be cast to the desired output type Long"),
-//   except in ops that compute in the destination's dtype (cumsum, ...);
-// - writes a tensor whose elements overlap in memory (an expanded view),
-//   except in the ops whose CPU kernels allow it (fill_, index_put_, ...);
-// - writes a tensor that partially overlaps a tensor it reads;
+//   except in ops that compute in the destination's dtype (cumsum, ...), or
+//   (reductions, products, indexing) of another dtype than the result's;
 // - mixes dtypes where the CPU kernel requires one (mm, convolution, index_add, ...);
-// - subtracts or negates bool tensors.
+// - subtracts or negates bool tensors;
+// - gives a random op parameters outside its distribution's domain
+//   (uniform_(1, 0), bernoulli_(2.0), exponential_(-1), ...).
 // `args` are the call's arguments, as on the stack.
 void checkCall(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
+
+// The rules the CPU kernels check after out= arguments are resized: the call
+// - writes a tensor whose elements overlap in memory (an expanded view),
+//   except in the ops whose CPU kernels allow it (fill_, index_put_, ...);
+// - writes a tensor that overlaps a tensor it reads (partially; or at all,
+//   for index_copy_, scatter_, cat, ...);
+// - has bool or integer tensors the CPU kernel is not implemented for
+//   (NotImplementedError), unless `random` (a random op: the check would
+//   draw from the CPU's generator).
+void checkMemoryAndKernel(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
+                          bool random);
 
 // The overlap rules alone, for a copy of `src` into `dst`.
 void checkCopy(const at::Tensor& dst, const at::Tensor& src);

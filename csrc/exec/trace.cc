@@ -316,15 +316,17 @@ void flushLocked(Trace& t, const std::string& reason) {
   } else {
     auto fused = std::make_shared<FusedProgram>();
     fused->outputs = outputs;
-    hlo::Module module("fused");
-    hlo::Function& fn = module.addFunction("main", paramTypes(t, layout), true);
-    std::vector<hlo::Value> values = emitNodes(fn, t, t.nodes.size(), layout, outputs);
-    std::vector<hlo::Value> outs;
-    for (int v : outputs) outs.push_back(values[v]);
-    fn.ret(outs);
-    for (auto [p, o] : donations) fn.aliasParamToOutput(p, o);
-    const std::string text = module.toText();
     try {
+      // Building the program can fail too (an op the builder rejects): the
+      // trace is dropped either way, or every later flush would fail again.
+      hlo::Module module("fused");
+      hlo::Function& fn = module.addFunction("main", paramTypes(t, layout), true);
+      std::vector<hlo::Value> values = emitNodes(fn, t, t.nodes.size(), layout, outputs);
+      std::vector<hlo::Value> outs;
+      for (int v : outputs) outs.push_back(values[v]);
+      fn.ret(outs);
+      for (auto [p, o] : donations) fn.aliasParamToOutput(p, o);
+      const std::string text = module.toText();
       const int64_t before = metrics().compiles.load();
       fused->exe =
           compileCached(text, "a fused program of " + std::to_string(t.nodes.size()) + " ops");

@@ -4,6 +4,7 @@
 #include <ATen/core/Generator.h>
 #include <torch/extension.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include "aten/bridge.h"
@@ -121,6 +122,9 @@ OptTensors Graph::run(const OptTensors& inputs) const {
   }
   OptTensors out;
   out.reserve(layouts.size());
+  // Outputs that shared a storage at capture (a result and views of it) share
+  // one again: the same program output gets one storage.
+  std::vector<std::pair<const exec::DeviceArray*, c10::Storage>> made;
   for (size_t k = 0; k < layouts.size(); ++k) {
     const OutputLayout& layout = layouts[k];
     if (!layout.present) {
@@ -132,9 +136,19 @@ OptTensors Graph::run(const OptTensors& inputs) const {
       out.emplace_back(tensorOver(inputs[o.index]->storage(), layout));
       continue;
     }
+    auto same = std::find_if(made.begin(), made.end(), [&](const auto& m) {
+      return arrays[k] && m.first == arrays[k].get();
+    });
+    if (same != made.end()) {
+      out.emplace_back(tensorOver(same->second, layout));
+      continue;
+    }
     c10::Storage storage(c10::Storage::use_byte_size_t(), layout.nbytes, aten::tpuAllocator(),
                          /*resizable=*/true);
-    if (arrays[k]) aten::deviceStorage(storage).setArray(arrays[k]);
+    if (arrays[k]) {
+      aten::deviceStorage(storage).setArray(arrays[k]);
+      made.emplace_back(arrays[k].get(), storage);
+    }
     out.emplace_back(tensorOver(std::move(storage), layout));
   }
   return out;
