@@ -223,6 +223,27 @@ def test_out_arguments_are_resized_as_on_cpu(mode: str) -> None:
     same_as_cpu(f, mode)
 
 
+def _written_in_a_wider_dtype(dev: str) -> list[torch.Tensor]:
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(64, generator=g).to(torch.bfloat16).to(dev)
+    b = torch.randn(64, generator=g).to(torch.bfloat16).to(dev)
+    sub = torch.empty(64, device=dev)
+    torch.sub(a, b, out=sub)
+    prod = torch.empty(64, device=dev)
+    torch.mul(a, b, out=prod)
+    eq = torch.empty(64, device=dev)
+    torch.eq(a, b, out=eq)
+    wide = torch.randn(64, generator=g).to(dev)
+    narrow = a.clone().add_(wide)  # computed in float32, rounded into bfloat16
+    return [sub, prod, eq, narrow]
+
+
+def test_out_of_a_wider_dtype_gets_the_computed_dtype_rounded(mode: str) -> None:
+    # TensorIterator computes in the inputs' common dtype and casts into out=:
+    # bfloat16 - bfloat16 is rounded to bfloat16 before it becomes float32.
+    same_as_cpu(_written_in_a_wider_dtype, mode)
+
+
 # ---- can-cast, overlapping memory, mixed dtypes --------------------------------------
 
 ERRORS: dict[str, Callable[[str], Any]] = {

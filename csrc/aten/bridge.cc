@@ -20,6 +20,7 @@
 #include "aten/storage_resize.h"
 #include "exec/executor.h"
 #include "exec/metrics.h"
+#include "exec/program_limit.h"
 #include "exec/runtime_state.h"
 #include "exec/trace.h"
 #include "lower/lowering.h"
@@ -635,6 +636,11 @@ bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
       spec.kind = ReturnSpec::Kind::kAliasArg;
       spec.arg = alias;
       call.results.push_back(typeOf(m));
+      // Elementwise ops compute in their own dtype and cast into the target.
+      if (auto computed = computeDtypeOfOut(op, args, static_cast<size_t>(alias));
+          computed && *computed != m.scalar_type()) {
+        if (auto e = toElementType(*computed)) call.results.back().dtype = *e;
+      }
       call.writeBack.push_back({alias, -1});
     } else if (alias < 0 && mv.isTensor() && !mv.toTensor().defined()) {
       spec.kind = ReturnSpec::Kind::kUndefined;
@@ -845,6 +851,7 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       entries()[key].unsupported = why;
       return cpuFallback(op, stack, name, why);
     }
+    if (!entries().contains(key)) exec::makeRoomForProgram(entries());
     BridgeEntry& entry = entries()[key];
     entry.returns = returnsPtr;
     entry.results = call.results;

@@ -464,6 +464,39 @@ void checkResults(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> 
   }
 }
 
+}  // namespace
+
+std::optional<c10::ScalarType> computeDtypeOfOut(const c10::OperatorHandle& op,
+                                                 c10::ArrayRef<c10::IValue> args, size_t arg) {
+  if (!op.hasTag(at::Tag::pointwise)) return std::nullopt;
+  const c10::FunctionSchema& schema = op.schema();
+  auto functional = functionalIndex().find(schema);
+  if (!functional) return std::nullopt;
+  // The result that `arg` receives: as many results precede it as written
+  // arguments do.
+  size_t r = 0;
+  for (size_t k = 0; k < arg && k < schema.arguments().size(); ++k) {
+    if (isWriteArg(schema.arguments()[k])) ++r;
+  }
+  torch::jit::Stack meta;
+  for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
+    const c10::Argument& a = schema.arguments()[k];
+    if (!(isWriteArg(a) && a.kwarg_only())) meta.push_back(metaArgument(args[k]));
+  }
+  const QuietWarnings quiet;
+  try {
+    functional->callBoxed(&meta);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (r >= meta.size() || !meta[r].isTensor() || !meta[r].toTensor().defined()) {
+    return std::nullopt;
+  }
+  return meta[r].toTensor().scalar_type();
+}
+
+namespace {
+
 void checkInternalOverlap(const at::Tensor& t) {
   TORCH_CHECK(at::has_internal_overlap(t) != at::MemOverlap::Yes,
               "unsupported operation: more than one element of the written-to tensor refers to a "

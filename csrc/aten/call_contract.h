@@ -9,6 +9,8 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
+#include <optional>
+
 namespace torchtpu::aten {
 
 // Silences PyTorch's warnings on this thread while it lives: the bridge's
@@ -78,6 +80,15 @@ void checkCall(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
 //   draw from the CPU's generator).
 void checkMemoryAndKernel(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
                           bool random);
+
+// The dtype an elementwise (pointwise-tagged) op computes the result written
+// into argument `arg` in: its functional form's result dtype (TensorIterator's
+// common dtype, or bool for a comparison), which is cast into the written
+// tensor afterwards, as on the CPU (sub of two bfloat16 tensors into a float32
+// out= rounds to bfloat16 first). Nothing for other ops, or when the
+// functional form is unknown. `args` are the call's arguments.
+std::optional<c10::ScalarType> computeDtypeOfOut(const c10::OperatorHandle& op,
+                                                 c10::ArrayRef<c10::IValue> args, size_t arg);
 
 // The overlap rules alone, for a copy of `src` into `dst`.
 void checkCopy(const at::Tensor& dst, const at::Tensor& src);

@@ -8,6 +8,7 @@
 
 #include "exec/compile_cache.h"
 #include "exec/metrics.h"
+#include "exec/program_limit.h"
 #include "exec/runtime_state.h"
 #include "exec/trace.h"
 #include "runtime/client.h"
@@ -104,6 +105,7 @@ std::shared_ptr<const CompiledOp> compileOpCall(const ir::OpCall& call, const st
   if (auto hit = findCompiled(key)) return hit;
   std::shared_ptr<const CompiledOp> op = compileNew(call, /*withChecks=*/false);
   std::lock_guard<std::mutex> lock(cacheMu);
+  makeRoomForProgram(opCache());
   opCache()[key] = op;
   return op;
 }
@@ -165,6 +167,7 @@ std::shared_ptr<runtime::Executable> programFor(const std::string& text, const s
   }
   std::shared_ptr<runtime::Executable> exe = compileCached(text, what, options);
   std::lock_guard<std::mutex> lock(cacheMu);
+  makeRoomForProgram(textCache());
   textCache()[key] = exe;
   return exe;
 }

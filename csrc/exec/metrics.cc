@@ -50,6 +50,7 @@ void Metrics::reset() {
   graphRuns = 0;
   graphEagerRuns = 0;
   compiledCollectives = 0;
+  programEvictions = 0;
   std::lock_guard<std::mutex> lock(mu_);
   fallbacks_.clear();
   flushes_.clear();

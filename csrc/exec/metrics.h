@@ -30,6 +30,8 @@ struct Metrics {
   std::atomic<int64_t> graphEagerRuns{0};
   // Collectives run as replicated device programs (exec/collective.h).
   std::atomic<int64_t> compiledCollectives{0};
+  // Times an in-memory program cache was full and emptied (exec/program_limit.h).
+  std::atomic<int64_t> programEvictions{0};
 
   void addFlush(const std::string& reason);
   std::map<std::string, int64_t> flushes() const;

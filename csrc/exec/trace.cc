@@ -12,6 +12,7 @@
 #include "exec/compile_cache.h"
 #include "exec/metrics.h"
 #include "exec/op_program.h"
+#include "exec/program_limit.h"
 #include "exec/runtime_state.h"
 #include "exec/trace_state.h"
 #include "hlo/module.h"
@@ -330,8 +331,10 @@ void flushLocked(Trace& t, const std::string& reason) {
       const int64_t before = metrics().compiles.load();
       fused->exe =
           compileCached(text, "a fused program of " + std::to_string(t.nodes.size()) + " ops");
-      if (metrics().compiles.load() > before && !programCache().empty()) {
-        metrics().recompiles += 1;
+      if (metrics().compiles.load() > before) {
+        static bool compiledBefore = false;  // under traceMutex()
+        if (compiledBefore) metrics().recompiles += 1;
+        compiledBefore = true;
       }
     } catch (const std::exception& e) {
       const std::string culprit = blame(t);
@@ -344,6 +347,7 @@ void flushLocked(Trace& t, const std::string& reason) {
                                                      : " (TORCHTPU_SOURCE_LINES=1 adds the Python "
                                                        "line of each op to this message)"));
     }
+    makeRoomForProgram(programCache());
     programCache()[key] = fused;
     program = fused;
   }

@@ -44,6 +44,7 @@ py::dict metricsDict() {
   d["graph_runs"] = m.graphRuns.load();
   d["graph_eager_runs"] = m.graphEagerRuns.load();
   d["compiled_collectives"] = m.compiledCollectives.load();
+  d["program_evictions"] = m.programEvictions.load();
   return d;
 }
 
