@@ -71,7 +71,9 @@ def set_mode(name: str) -> None:
     """
     name = _check(name)
     if name != get_mode():
-        sync()
+        # This thread's work only: cutting other threads' traces where they
+        # happen to be would give them programs that never come again.
+        _C._synchronize(-1, all_threads=False)
     _local.mode = name
     _C._set_mode(name, False)
     _C._set_mode(name, True)

@@ -8,6 +8,7 @@
 #include "aten/call_contract.h"
 #include "aten/dtype.h"
 #include "aten/storage.h"
+#include "aten/without_gil.h"
 #include "exec/metrics.h"
 #include "exec/runtime_state.h"
 
@@ -24,6 +25,9 @@ void readInto(const at::Tensor& src, const at::Tensor& host) {
     return;
   }
   try {
+    // Running the trace and waiting for the device take long: other Python
+    // threads record and launch their own work meanwhile.
+    const WithoutGil nogil;
     exec::ArrayPtr array = denseArray(src);
     array->buffer().copyToHost(host.data_ptr(), host.nbytes());
   } catch (const c10::Error&) {

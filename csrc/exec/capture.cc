@@ -18,6 +18,7 @@ namespace {
 
 struct CaptureState {
   int device = 0;
+  uint64_t owner = 0;  // whose trace records the graph
   std::vector<DeviceStorage*> inputs;
   std::vector<ArrayPtr> originals;  // each input's array before the capture
   std::chrono::steady_clock::time_point start;
@@ -52,7 +53,7 @@ bool capturing() {
 void beginCapture(int device, const std::vector<DeviceStorage*>& inputs) {
   std::lock_guard<std::recursive_mutex> lock(detail::traceMutex());
   if (state()) throw captureError("a graph capture is already in progress");
-  flushTraces("compile");
+  flushOwnTraces("compile");
   CaptureState s;
   s.device = device;
   s.inputs = inputs;
@@ -60,13 +61,14 @@ void beginCapture(int device, const std::vector<DeviceStorage*>& inputs) {
   for (DeviceStorage* in : inputs) s.originals.push_back(in != nullptr ? in->array() : nullptr);
   detail::Trace& t = detail::traceFor(device);
   t.capturing = true;
+  s.owner = t.owner;
   state() = std::move(s);
 }
 
 void abortCapture() {
   std::lock_guard<std::recursive_mutex> lock(detail::traceMutex());
   if (!state()) return;
-  restoreInputs(detail::traceFor(state()->device));
+  restoreInputs(detail::traceFor(state()->device, state()->owner));
 }
 
 std::shared_ptr<CapturedGraph> endCapture(const std::vector<DeviceStorage*>& outputs,
@@ -74,7 +76,7 @@ std::shared_ptr<CapturedGraph> endCapture(const std::vector<DeviceStorage*>& out
   std::lock_guard<std::recursive_mutex> lock(detail::traceMutex());
   if (!state()) throw captureError("no graph capture is in progress");
   CaptureState& s = *state();
-  detail::Trace& t = detail::traceFor(s.device);
+  detail::Trace& t = detail::traceFor(s.device, s.owner);
   auto g = std::make_shared<CapturedGraph>();
   g->name_ = name;
   g->device_ = s.device;

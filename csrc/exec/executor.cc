@@ -187,8 +187,12 @@ std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<Arra
   return out;
 }
 
-void synchronize(int device) {
-  flushTraces("sync", device);
+void synchronize(int device, bool flushAll) {
+  if (flushAll) {
+    flushTraces("sync", device);
+  } else {
+    flushOwnTraces("sync");
+  }
   std::deque<std::pair<int, runtime::Event>> mine;
   {
     std::lock_guard<std::mutex> lock(pendingMu);

@@ -81,6 +81,7 @@ std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<Arra
 void trackLaunch(int device, runtime::Event done);
 
 // Waits for every launched program on `device` (-1: all devices).
-void synchronize(int device);
+// `flushAll` false: runs only the calling thread's own traces (flushOwnTraces).
+void synchronize(int device, bool flushAll = true);
 
 }  // namespace torchtpu::exec

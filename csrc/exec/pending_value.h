@@ -15,7 +15,8 @@ struct PendingValue {
   uint64_t trace = 0;  // the trace that produces it
   int id = -1;         // value number within that trace
   int device = 0;
-  ArrayPtr resolved;  // set by the flush that computed it
+  uint64_t owner = 0;  // the trace's owner (exec/trace_owner.h)
+  ArrayPtr resolved;   // set by the flush that computed it
 };
 
 using PendingPtr = std::shared_ptr<PendingValue>;

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <optional>
 
+#include "exec/trace_owner.h"
 #include "runtime/error.h"
 
 namespace torchtpu::exec {
@@ -43,10 +44,21 @@ const std::shared_ptr<runtime::Client>& client() {
   return theClient;
 }
 
-LaunchMode launchMode() { return tlsMode.value_or(defaultMode.load()); }
-void setLaunchMode(LaunchMode mode) { tlsMode = mode; }
+LaunchMode launchMode() {
+  if (tlsMode) return *tlsMode;
+  // A thread working for another (autograd's backward) runs in its owner's mode.
+  const int owner = currentTraceOwner().mode.load(std::memory_order_relaxed);
+  return owner >= 0 ? static_cast<LaunchMode>(owner) : defaultMode.load();
+}
+void setLaunchMode(LaunchMode mode) { setThreadLaunchMode(mode); }
 std::optional<LaunchMode> threadLaunchMode() { return tlsMode; }
-void setThreadLaunchMode(std::optional<LaunchMode> mode) { tlsMode = mode; }
+void setThreadLaunchMode(std::optional<LaunchMode> mode) {
+  tlsMode = mode;
+  TraceOwner& owner = currentTraceOwner();
+  if (owner.thread == std::this_thread::get_id()) {
+    owner.mode.store(mode ? static_cast<int>(*mode) : -1, std::memory_order_relaxed);
+  }
+}
 void setDefaultLaunchMode(LaunchMode mode) { defaultMode = mode; }
 
 }  // namespace torchtpu::exec

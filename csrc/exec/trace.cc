@@ -14,6 +14,7 @@
 #include "exec/op_program.h"
 #include "exec/program_limit.h"
 #include "exec/runtime_state.h"
+#include "exec/trace_owner.h"
 #include "exec/trace_state.h"
 #include "hlo/module.h"
 #include "lower/lowering.h"
@@ -42,8 +43,9 @@ struct FusedProgram {
 };
 
 uint64_t nextTraceId = 1;
-std::map<int, Trace>& traces() {
-  static auto* t = new std::map<int, Trace>();
+// Per (device, owner).
+std::map<std::pair<int, uint64_t>, Trace>& traces() {
+  static auto* t = new std::map<std::pair<int, uint64_t>, Trace>();
   return *t;
 }
 // Per trace structure: the scalar values of its first flush, each dropped once
@@ -64,14 +66,17 @@ std::recursive_mutex& traceMutex() {
   return *m;
 }
 
-Trace& traceFor(int device) {
-  Trace& t = traces()[device];
+Trace& traceFor(int device, uint64_t owner) {
+  Trace& t = traces()[{device, owner}];
   if (t.id == 0) {
     t.id = nextTraceId++;
     t.device = device;
+    t.owner = owner;
   }
   return t;
 }
+
+Trace& traceFor(int device) { return traceFor(device, currentTraceOwner().id); }
 
 namespace {
 
@@ -421,7 +426,7 @@ using detail::traces;
 void resolvePending(const PendingPtr& value) {
   std::lock_guard<std::recursive_mutex> lock(traceMutex());
   if (value->resolved) return;
-  auto it = traces().find(value->device);
+  auto it = traces().find({value->device, value->owner});
   if (it == traces().end() || it->second.id != value->trace) {
     throw runtime::Error(runtime::ErrorCode::kInternal,
                          "a deferred value was lost (its trace is gone)");
@@ -439,8 +444,9 @@ bool sourceLinesEnabled() {
 
 RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<ArrayBinding> arrays,
                              std::vector<HostScalar> scalars, int device, std::string source) {
+  const uint64_t owner = currentTraceOwner().id;
   std::lock_guard<std::recursive_mutex> lock(traceMutex());
-  Trace* t = &traceFor(device);
+  Trace* t = &traceFor(device, owner);
   // Cut where the op stream starts to repeat (a loop's next iteration), or
   // when the trace is full.
   if (!t->nodes.empty() && !t->capturing) {
@@ -454,7 +460,7 @@ RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<A
     }
     if (t->nodes.size() >= kMaxTraceOps || repeats) {
       flushLocked(*t, t->nodes.size() >= kMaxTraceOps ? "size limit" : "loop");
-      t = &traceFor(device);  // the next trace (a new id)
+      t = &traceFor(device, owner);  // the next trace (a new id)
     }
   }
   Node node;
@@ -513,6 +519,7 @@ RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<A
     p->trace = t->id;
     p->id = static_cast<int>(t->values.size());
     p->device = device;
+    p->owner = owner;
     t->values.push_back(p);
     t->valueTypes.push_back(type);
     node.outputs.push_back(p->id);
@@ -532,15 +539,26 @@ RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<A
 
 void flushTraces(const std::string& reason, int device) {
   std::lock_guard<std::recursive_mutex> lock(traceMutex());
-  for (auto& [d, t] : traces()) {
-    if (device < 0 || d == device) flushLocked(t, reason);
+  for (auto& [at, t] : traces()) {
+    if (device < 0 || at.first == device) flushLocked(t, reason);
+  }
+  // Forget the traces of owners that are done (threads that ended).
+  std::erase_if(traces(),
+                [](const auto& e) { return e.second.nodes.empty() && !e.second.capturing; });
+}
+
+void flushOwnTraces(const std::string& reason) {
+  const uint64_t owner = currentTraceOwner().id;
+  std::lock_guard<std::recursive_mutex> lock(traceMutex());
+  for (auto& [at, t] : traces()) {
+    if (at.second == owner) flushLocked(t, reason);
   }
 }
 
 size_t pendingOps() {
   std::lock_guard<std::recursive_mutex> lock(traceMutex());
   size_t n = 0;
-  for (const auto& [device, t] : traces()) n += t.nodes.size();
+  for (const auto& [at, t] : traces()) n += t.nodes.size();
   return n;
 }
 

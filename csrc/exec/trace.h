@@ -30,10 +30,9 @@ struct RecordedOutputs {
 };
 
 // Records `call` (whose call.key() is `key`; both move into the trace) into
-// the current trace of `device` (flushing first where the op stream starts to
-// repeat or the trace is full).
-// `source`: the user's Python line that called the op (for error messages;
-// empty unless source lines are recorded, see sourceLinesEnabled()).
+// the calling thread owner's current trace of `device` (flushing first where the op stream starts
+// to repeat or the trace is full). `source`: the user's Python line that called the op (for error
+// messages; empty unless source lines are recorded, see sourceLinesEnabled()).
 RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<ArrayBinding> arrays,
                              std::vector<HostScalar> scalars, int device, std::string source = {});
 
@@ -41,9 +40,14 @@ RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<A
 // off by default: looking it up costs about a microsecond per op).
 bool sourceLinesEnabled();
 
-// Runs everything recorded on `device` (-1: all devices). `reason` is counted
-// in metrics.
+// Runs everything recorded on `device` (-1: all devices), by every thread.
+// `reason` is counted in metrics.
 void flushTraces(const std::string& reason, int device = -1);
+
+// Runs what the calling thread's owner recorded (exec/trace_owner.h), on every
+// device; other threads' traces are left to grow (cutting them where they are
+// would give programs that never come again).
+void flushOwnTraces(const std::string& reason);
 
 // Number of ops recorded and not yet flushed.
 size_t pendingOps();

@@ -34,6 +34,7 @@ inline constexpr int kZeroBinding = -1000000000;
 struct Trace {
   uint64_t id = 0;
   int device = 0;
+  uint64_t owner = 0;  // exec/trace_owner.h
   // Set while a graph is captured into this trace: nothing may flush it.
   bool capturing = false;
   std::vector<ArrayPtr> inputs;
@@ -51,8 +52,10 @@ struct Trace {
 
 // Guards every trace.
 std::recursive_mutex& traceMutex();
-// The current trace of `device`. Requires traceMutex().
+// The current trace of `device` for the calling thread's owner, or for
+// `owner`. Requires traceMutex().
 Trace& traceFor(int device);
+Trace& traceFor(int device, uint64_t owner);
 // Compiles and runs trace `t` (no-op when empty). Requires traceMutex().
 void flushLocked(Trace& t, const std::string& reason);
 

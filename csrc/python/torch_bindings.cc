@@ -66,11 +66,11 @@ void bindTorch(py::module_& m) {
   m.def("_set_device", [](int d) { aten::setCurrentDevice(static_cast<c10::DeviceIndex>(d)); });
   m.def(
       "_synchronize",
-      [](int device) {
+      [](int device, bool allThreads) {
         py::gil_scoped_release release;
-        exec::synchronize(device);
+        exec::synchronize(device, allThreads);
       },
-      py::arg("device") = -1);
+      py::arg("device") = -1, py::arg("all_threads") = true);
 
   m.def("_manual_seed", [](int device, uint64_t seed) {
     auto* g = generatorOf(device);
