@@ -45,9 +45,14 @@ def run_threads(fns: list[Callable[[], None]]) -> None:
         raise errors[0]
 
 
+_init_lock = threading.Lock()  # the CPU generator that initializes modules is process-wide
+
+
 def make_model(seed: int, device: str) -> tuple[nn.Module, torch.optim.Optimizer]:
-    torch.manual_seed(seed)
-    model = nn.Sequential(nn.Linear(16, 32), nn.Tanh(), nn.Linear(32, 4)).to(device)
+    with _init_lock:
+        torch.manual_seed(seed)
+        model = nn.Sequential(nn.Linear(16, 32), nn.Tanh(), nn.Linear(32, 4))
+    model = model.to(device)
     return model, torch.optim.SGD(model.parameters(), lr=0.05)
 
 
