@@ -6,6 +6,7 @@
 #include "aten/generator.h"
 #include "aten/storage.h"
 #include "exec/compile_cache.h"
+#include "exec/device_memory.h"
 #include "exec/executor.h"
 #include "exec/metrics.h"
 #include "exec/runtime_state.h"
@@ -114,6 +115,35 @@ void bindTorch(py::module_& m) {
     auto& m = exec::metrics();
     m.peakLiveBytes = m.liveBytes.load();
   });
+  m.def(
+      "_device_memory_stats",
+      [](int device) {
+        const exec::DeviceMemoryStats s = exec::deviceMemoryStats(device);
+        py::dict d;
+        d["bytes"] = s.bytes;
+        d["peak_bytes"] = s.peakBytes;
+        d["allocated_bytes"] = s.allocatedBytes;
+        d["freed_bytes"] = s.freedBytes;
+        d["arrays"] = s.arrays;
+        d["peak_arrays"] = s.peakArrays;
+        d["allocations"] = s.allocations;
+        d["frees"] = s.frees;
+        d["out_of_memory"] = s.outOfMemory;
+        return d;
+      },
+      py::arg("device"));
+  m.def("_reset_peak_device_memory", &exec::resetPeakDeviceMemory, py::arg("device"));
+  m.def("_reset_accumulated_device_memory", &exec::resetAccumulatedDeviceMemory, py::arg("device"));
+  m.def(
+      "_largest_live_arrays",
+      [](int device, size_t n) {
+        py::list out;
+        for (const exec::LiveArray& a : exec::largestLiveArrays(device, n)) {
+          out.append(py::make_tuple(a.device, exec::arrayLabel(a.type), a.bytes));
+        }
+        return out;
+      },
+      py::arg("device"), py::arg("n"));
   m.def("_set_cpu_fallback", &aten::setCpuFallbackEnabled);
   m.def("_cpu_fallback_enabled", &aten::cpuFallbackEnabled);
   m.def(
