@@ -9,6 +9,7 @@
 #include "exec/compile_cache.h"
 #include "exec/metrics.h"
 #include "exec/program_limit.h"
+#include "exec/recompile_explainer.h"
 #include "exec/runtime_state.h"
 #include "exec/trace.h"
 #include "runtime/client.h"
@@ -103,6 +104,7 @@ void raiseFailedCheck(const CompiledOp& op, const runtime::Buffer& out) {
 
 std::shared_ptr<const CompiledOp> compileOpCall(const ir::OpCall& call, const std::string& key) {
   if (auto hit = findCompiled(key)) return hit;
+  if (explainRecompiles()) explainOpCompile(call);
   std::shared_ptr<const CompiledOp> op = compileNew(call, /*withChecks=*/false);
   std::lock_guard<std::mutex> lock(cacheMu);
   makeRoomForProgram(opCache());

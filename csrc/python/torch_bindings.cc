@@ -9,6 +9,7 @@
 #include "exec/device_memory.h"
 #include "exec/executor.h"
 #include "exec/metrics.h"
+#include "exec/recompile_explainer.h"
 #include "exec/runtime_state.h"
 #include "exec/trace.h"
 #include "lower/lowering.h"
@@ -132,6 +133,28 @@ void bindTorch(py::module_& m) {
         return d;
       },
       py::arg("device"));
+  m.def("_explain_recompiles", &exec::setExplainRecompiles, py::arg("on"));
+  m.def("_explaining_recompiles", &exec::explainRecompiles);
+  m.def("_recompile_report", []() {
+    py::list out;
+    for (const exec::RecompileExplanation& e : exec::recompileReport()) {
+      py::dict d;
+      d["kind"] = e.kind;
+      d["program"] = e.program;
+      d["cause"] = e.cause;
+      d["detail"] = e.detail;
+      out.append(d);
+    }
+    return out;
+  });
+  m.def("_clear_recompile_report", &exec::clearRecompileReport);
+  m.def(
+      "_note_recompile",
+      [](std::string kind, std::string program, std::string cause, std::string detail) {
+        exec::noteRecompile(
+            {std::move(kind), std::move(program), std::move(cause), std::move(detail)});
+      },
+      py::arg("kind"), py::arg("program"), py::arg("cause"), py::arg("detail"));
   m.def("_reset_peak_device_memory", &exec::resetPeakDeviceMemory, py::arg("device"));
   m.def("_reset_accumulated_device_memory", &exec::resetAccumulatedDeviceMemory, py::arg("device"));
   m.def(
