@@ -346,8 +346,12 @@ void flushLocked(Trace& t, const std::string& reason) {
       for (auto [p, o] : donations) fn.aliasParamToOutput(p, o);
       const std::string text = module.toText();
       const int64_t before = metrics().compiles.load();
-      fused->exe =
-          compileCached(text, "a fused program of " + std::to_string(t.nodes.size()) + " ops");
+      ProgramOrigin origin{"trace", {}};
+      if (!programDumpDir().empty()) {
+        for (const Node& n : t.nodes) origin.ops.push_back(describe(n));
+      }
+      fused->exe = compileCached(
+          text, "a fused program of " + std::to_string(t.nodes.size()) + " ops", {}, origin);
       if (metrics().compiles.load() > before) {
         static bool compiledBefore = false;  // under traceMutex()
         if (compiledBefore) metrics().recompiles += 1;
