@@ -13,6 +13,7 @@ import torch
 
 from torchtpu import (
     _C,  # noqa: I001 - loads the ATen kernels; needs torch first
+    debug,
     metrics,
 )
 from torchtpu import batch_norm as _batch_norm
@@ -27,6 +28,7 @@ __all__ = [
     "PluginInfo",
     "client",
     "compile_backend",
+    "debug",
     "devices",
     "get_mode",
     "info",

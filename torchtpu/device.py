@@ -179,41 +179,131 @@ def default_generator(device: Any = None) -> torch.Generator:
 # ---- memory -------------------------------------------------------------------
 
 
-def memory_allocated(device: Any = None) -> int:
-    """Bytes held by live tpu arrays (all devices of this process). In defer
-    mode the recorded work is run first, so the figure counts its results."""
+def _device_stats(device: Any) -> tuple[int, dict[str, int]]:
+    """The device's index and torchtpu's own counts for it, after running the
+    work recorded for it (in defer mode, results exist only once it runs)."""
     _lazy_init()
-    _C._flush("memory stats")
-    return int(_C._metrics()["live_bytes"])
+    idx = _index(device)
+    _C._flush("memory stats", idx)
+    return idx, _C._device_memory_stats(idx)
+
+
+def memory_allocated(device: Any = None) -> int:
+    """Bytes held by live tpu arrays on ``device`` (default: the current one)."""
+    return int(_device_stats(device)[1]["bytes"])
 
 
 def max_memory_allocated(device: Any = None) -> int:
-    _lazy_init()
-    _C._flush("memory stats")
-    return int(_C._metrics()["peak_live_bytes"])
+    """The peak of ``memory_allocated`` since the start or the last
+    ``reset_peak_memory_stats``."""
+    return int(_device_stats(device)[1]["peak_bytes"])
+
+
+def memory_reserved(device: Any = None) -> int:
+    """Bytes reserved for tensors on ``device``: torchtpu keeps no cache of freed
+    buffers (the plugin frees a buffer when its last tensor goes), so this is
+    ``memory_allocated``."""
+    return memory_allocated(device)
+
+
+def max_memory_reserved(device: Any = None) -> int:
+    return max_memory_allocated(device)
 
 
 def reset_peak_memory_stats(device: Any = None) -> None:
-    """Start counting the peak (``max_memory_allocated``) from what is allocated now."""
-    _lazy_init()
+    """Start counting the peaks (``max_memory_allocated``) from what is allocated now."""
+    idx, _ = _device_stats(device)
+    _C._reset_peak_device_memory(idx)
     _C._reset_peak_memory()
+
+
+def reset_max_memory_allocated(device: Any = None) -> None:
+    reset_peak_memory_stats(device)
+
+
+def reset_accumulated_memory_stats(device: Any = None) -> None:
+    """Zero the totals (allocated and freed bytes and arrays, out-of-memory errors)."""
+    idx, _ = _device_stats(device)
+    _C._reset_accumulated_device_memory(idx)
 
 
 def empty_cache() -> None:
     """Nothing to release: device buffers are freed when their last tensor goes."""
 
 
+def mem_get_info(device: Any = None) -> tuple[int, int]:
+    """(free, total) bytes of ``device``, from the plugin's limit; raises where the
+    plugin reports no limit (the XLA CPU plugin: host memory)."""
+    idx, own = _device_stats(device)
+    stats = _plugin.client().memory_stats(idx) or {}
+    total = int(stats.get("bytes_limit", 0))
+    if total <= 0:
+        raise RuntimeError(
+            f"torch.tpu.mem_get_info: the plugin reports no memory limit for tpu:{idx}"
+        )
+    used = int(stats.get("bytes_in_use", own["bytes"]))
+    return max(total - used, 0), total
+
+
 def memory_stats(device: Any = None) -> dict[str, int]:
-    """Plugin-reported statistics where the plugin has them, plus torchtpu's own."""
-    _lazy_init()
-    stats: dict[str, int] = {
-        "allocated_bytes.all.current": memory_allocated(device),
-        "allocated_bytes.all.peak": max_memory_allocated(device),
-    }
-    plugin_stats = _plugin.client().memory_stats(_index(device))
+    """``torch.cuda.memory_stats``' keys for what torchtpu counts (arrays are its
+    allocations; with no cache of freed buffers, reserved and active bytes are
+    the allocated ones), plus the plugin's own statistics as ``plugin.*``."""
+    idx, s = _device_stats(device)
+    stats: dict[str, int] = {}
+    for kind in ("allocated_bytes", "active_bytes", "reserved_bytes", "requested_bytes"):
+        stats[f"{kind}.all.current"] = s["bytes"]
+        stats[f"{kind}.all.peak"] = s["peak_bytes"]
+        stats[f"{kind}.all.allocated"] = s["allocated_bytes"]
+        stats[f"{kind}.all.freed"] = s["freed_bytes"]
+    for kind in ("allocation", "active", "segment"):
+        stats[f"{kind}.all.current"] = s["arrays"]
+        stats[f"{kind}.all.peak"] = s["peak_arrays"]
+        stats[f"{kind}.all.allocated"] = s["allocations"]
+        stats[f"{kind}.all.freed"] = s["frees"]
+    stats["num_ooms"] = s["out_of_memory"]
+    stats["num_alloc_retries"] = 0
+    stats["num_device_alloc"] = s["allocations"]
+    stats["num_device_free"] = s["frees"]
+    plugin_stats = _plugin.client().memory_stats(idx)
     if plugin_stats:
         stats.update({f"plugin.{k}": v for k, v in plugin_stats.items()})
-    return stats
+    return dict(sorted(stats.items()))
+
+
+def _human(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return str(n)
+
+
+def memory_summary(device: Any = None, abbreviated: bool = False) -> str:
+    """A readable table of ``memory_stats`` (as ``torch.cuda.memory_summary``),
+    with the largest arrays alive on the device."""
+    idx, s = _device_stats(device)
+    rows = [
+        ("Allocated memory", "bytes", True),
+        ("Allocations", "arrays", False),
+    ]
+    lines = [
+        f"torchtpu memory summary, device tpu:{idx}",
+        f"{'':<20}{'current':>14}{'peak':>14}{'allocated':>14}{'freed':>14}",
+    ]
+    for label, key, is_bytes in rows:
+        cur, peak = s[key], s["peak_" + key]
+        alloc = s["allocated_bytes"] if is_bytes else s["allocations"]
+        freed = s["freed_bytes"] if is_bytes else s["frees"]
+        fmt = _human if is_bytes else str
+        lines.append(f"{label:<20}{fmt(cur):>14}{fmt(peak):>14}{fmt(alloc):>14}{fmt(freed):>14}")
+    lines.append(f"Out-of-memory errors: {s['out_of_memory']}")
+    if not abbreviated:
+        largest = _C._largest_live_arrays(idx, 5)
+        if largest:
+            lines.append("Largest arrays alive:")
+            lines.extend(f"  {t} ({_human(int(b))})" for _, t, b in largest)
+    return "\n".join(lines) + "\n"
 
 
 # ---- AMP ----------------------------------------------------------------------

@@ -52,6 +52,7 @@ class TpuGraph:
         self.name = f"{kind}_{next(_names)}"
         self.num_nodes = sum(1 for n in gm.graph.nodes if n.op == "call_function")
         self._programs: dict[Any, tuple[Any, list[Any]]] = {}
+        self._layouts: dict[Any, list[str]] = {}  # per key: its inputs, as text (explainer)
         self._eager_reason: str | None = None
 
     def __call__(self, *call_args: Any) -> Any:
@@ -70,6 +71,8 @@ class TpuGraph:
                 key = (_C._graph_key(tensors), others)
                 entry = self._programs.get(key)
                 if entry is None:
+                    if _C._explaining_recompiles():
+                        self._explain(key, tensors, others)
                     entry = self._capture(args, tensors)
                     if entry is not None:
                         self._programs[key] = entry
@@ -81,6 +84,45 @@ class TpuGraph:
                     return [outs[v.index] if isinstance(v, _TensorOut) else v for v in layout]
         _C._count_graph_eager_run()
         return self.gm(*args)
+
+    def _explain(
+        self, key: Any, tensors: list[torch.Tensor | None], others: tuple[Any, ...]
+    ) -> None:
+        """Says what differs from the nearest input layout already compiled."""
+        storages: list[int] = []
+        layout = []
+        for t in tensors:
+            if t is None:
+                layout.append("None")
+                continue
+            ptr = t.untyped_storage().data_ptr() if t.numel() else id(t)
+            shared = f" (shares input {storages.index(ptr)}'s storage)" if ptr in storages else ""
+            storages.append(ptr)
+            layout.append(
+                f"{str(t.dtype).removeprefix('torch.')}{list(t.shape)} strides {list(t.stride())}"
+                f" offset {t.storage_offset()}{shared}"
+            )
+        layout.append(f"non-tensor arguments {others!r}")
+        if self._layouts:
+
+            def differences(old: list[str]) -> list[int]:
+                return [k for k, (a, b) in enumerate(zip(old, layout, strict=False)) if a != b]
+
+            nearest = min(self._layouts.values(), key=lambda old: len(differences(old)))
+            diffs = differences(nearest)
+            k = diffs[0] if diffs else len(layout) - 1
+            before, now = nearest[k], layout[k]
+            if k == len(layout) - 1:
+                cause = "static argument"
+            elif before.split("[")[0] != now.split("[")[0]:
+                cause = "dtype"
+            elif before.split(" ")[0] != now.split(" ")[0]:
+                cause = "shapes"
+            else:
+                cause = "input layout"
+            more = f" (and {len(diffs) - 1} more inputs)" if len(diffs) > 1 else ""
+            _C._note_recompile("graph", self.name, cause, f"input {k}: {before} -> {now}{more}")
+        self._layouts[key] = layout
 
     def _run_eagerly(self, reason: str) -> None:
         self._eager_reason = reason

@@ -18,6 +18,7 @@
 #include "aten/python_source.h"
 #include "aten/storage.h"
 #include "aten/storage_resize.h"
+#include "exec/device_memory.h"
 #include "exec/executor.h"
 #include "exec/metrics.h"
 #include "exec/program_limit.h"
@@ -758,8 +759,15 @@ namespace {
 void rethrowRuntimeError(const std::exception& e, const std::string& what) {
   if (const auto* ce = dynamic_cast<const exec::DeviceCheckError*>(&e)) raiseDeviceCheck(*ce);
   if (const auto* re = dynamic_cast<const runtime::Error*>(&e)) {
-    TORCH_CHECK_WITH(OutOfMemoryError, re->code() != runtime::ErrorCode::kResourceExhausted,
-                     "torchtpu: out of device memory in ", what, ": ", re->what());
+    if (re->code() == runtime::ErrorCode::kResourceExhausted) {
+      const int device = currentDevice();
+      exec::noteOutOfMemory(device);
+      const std::string largest = exec::describeLargestLiveArrays(-1, 5);
+      TORCH_CHECK_WITH(
+          OutOfMemoryError, false, "torchtpu: out of device memory in ", what, ": ", re->what(),
+          largest.empty() ? std::string() : "; the largest arrays alive are " + largest,
+          " (torch.tpu.memory_summary() has the totals)");
+    }
   }
   TORCH_CHECK(false, "torchtpu: ", what, " failed: ", e.what());
 }

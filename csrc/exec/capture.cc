@@ -161,8 +161,13 @@ std::shared_ptr<CapturedGraph> endCapture(const std::vector<DeviceStorage*>& out
   for (int v : programOutputs) outs.push_back(values[v]);
   fn.ret(outs);
   try {
+    ProgramOrigin origin{"graph", {}};
+    if (!programDumpDir().empty()) {
+      for (const detail::Node& n : t.nodes) origin.ops.push_back(detail::describe(n));
+    }
     g->exe_ = compileCached(module.toText(),
-                            "graph '" + name + "' (" + std::to_string(t.nodes.size()) + " ops)");
+                            "graph '" + name + "' (" + std::to_string(t.nodes.size()) + " ops)", {},
+                            origin);
   } catch (const std::exception& e) {
     const std::string culprit = detail::blame(t);
     restoreInputs(t);

@@ -201,7 +201,8 @@ std::vector<std::vector<ArrayPtr>> runCollective(
   runtime::CompileOptions options;
   for (int d : devices) options.replicaDevices.push_back(client()->devices().at(d).id);
   std::shared_ptr<runtime::Executable> exe =
-      programFor(text, name + " over " + std::to_string(n) + " devices", options);
+      programFor(text, name + " over " + std::to_string(n) + " devices", options,
+                 ProgramOrigin{"collective", {name}});
   if (exe->devices() != devices) {
     throw std::runtime_error(name + ": the plugin placed the replicated program on other devices");
   }

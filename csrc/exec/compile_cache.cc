@@ -102,7 +102,8 @@ std::string compileCacheDir() {
 }
 
 std::shared_ptr<runtime::Executable> compileCached(const std::string& text, const std::string& what,
-                                                   const runtime::CompileOptions& options) {
+                                                   const runtime::CompileOptions& options,
+                                                   const ProgramOrigin& origin) {
   const auto& c = client();
   const std::string dir = compileCacheDir();
   std::string key;
@@ -136,6 +137,7 @@ std::shared_ptr<runtime::Executable> compileCached(const std::string& text, cons
           auto exe = c->deserialize(std::string_view(blob).substr(m + 8 + keyLen));
           exe->setParameters(runtime::parseMainSignature(text));
           metrics().diskCacheHits += 1;
+          dumpProgram(text, what, origin, 0.0, /*fromDiskCache=*/true, fnv1a(key));
           return exe;
         }
         throw std::runtime_error(
@@ -181,6 +183,10 @@ std::shared_ptr<runtime::Executable> compileCached(const std::string& text, cons
   metrics().compileNanos += nanos;
   if (nanos > kSlowCompileSeconds * 1e9) {
     std::fprintf(stderr, "torchtpu: compiling %s took %.1f s\n", what.c_str(), nanos / 1e9);
+  }
+  if (!programDumpDir().empty()) {
+    dumpProgram(text, what, origin, nanos / 1e9, /*fromDiskCache=*/false,
+                fnv1a(key.empty() ? text : key));
   }
 
   if (!dir.empty()) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "exec/program_dump.h"
 #include "runtime/compile_options.h"
 #include "runtime/executable.h"
 
@@ -18,9 +19,10 @@ namespace torchtpu::exec {
 // Compiles `text` (or loads it from the disk cache), counting compiles, their
 // time and disk hits in metrics; `what` names the program in slow-compile
 // messages. `options` other than the default (replicated programs) are part
-// of the key.
+// of the key. `origin` describes the program for TORCHTPU_DUMP_DIR.
 std::shared_ptr<runtime::Executable> compileCached(const std::string& text, const std::string& what,
-                                                   const runtime::CompileOptions& options = {});
+                                                   const runtime::CompileOptions& options = {},
+                                                   const ProgramOrigin& origin = {});
 
 // The cache directory in use ("" when disabled).
 std::string compileCacheDir();

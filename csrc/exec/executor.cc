@@ -9,6 +9,7 @@
 #include "exec/compile_cache.h"
 #include "exec/metrics.h"
 #include "exec/program_limit.h"
+#include "exec/recompile_explainer.h"
 #include "exec/runtime_state.h"
 #include "exec/trace.h"
 #include "runtime/client.h"
@@ -61,8 +62,9 @@ std::shared_ptr<CompiledOp> compileNew(const ir::OpCall& call, bool withChecks) 
   auto op = std::make_shared<CompiledOp>();
   op->program = buildOpProgram(call, withChecks);
   op->results = call.results;
-  op->exe = compileCached(op->program.text,
-                          withChecks ? call.op + " (with device-side checks)" : call.op);
+  op->exe =
+      compileCached(op->program.text, withChecks ? call.op + " (with device-side checks)" : call.op,
+                    {}, ProgramOrigin{"op", {call.op}});
   if (!withChecks && op->program.declaredChecks > 0) {
     op->call = std::make_shared<const ir::OpCall>(call);
   }
@@ -103,6 +105,7 @@ void raiseFailedCheck(const CompiledOp& op, const runtime::Buffer& out) {
 
 std::shared_ptr<const CompiledOp> compileOpCall(const ir::OpCall& call, const std::string& key) {
   if (auto hit = findCompiled(key)) return hit;
+  if (explainRecompiles()) explainOpCompile(call);
   std::shared_ptr<const CompiledOp> op = compileNew(call, /*withChecks=*/false);
   std::lock_guard<std::mutex> lock(cacheMu);
   makeRoomForProgram(opCache());
@@ -153,7 +156,8 @@ LaunchResult launch(const CompiledOp& op0, const std::vector<ArrayPtr>& arrays,
 }
 
 std::shared_ptr<runtime::Executable> programFor(const std::string& text, const std::string& what,
-                                                const runtime::CompileOptions& options) {
+                                                const runtime::CompileOptions& options,
+                                                const ProgramOrigin& origin) {
   std::string withOptions;  // the key when the options are not the default
   if (!options.isDefault()) withOptions = options.fingerprint() + "\n" + text;
   const std::string& key = withOptions.empty() ? text : withOptions;
@@ -165,7 +169,7 @@ std::shared_ptr<runtime::Executable> programFor(const std::string& text, const s
       return it->second;
     }
   }
-  std::shared_ptr<runtime::Executable> exe = compileCached(text, what, options);
+  std::shared_ptr<runtime::Executable> exe = compileCached(text, what, options, origin);
   std::lock_guard<std::mutex> lock(cacheMu);
   makeRoomForProgram(textCache());
   textCache()[key] = exe;

@@ -11,6 +11,7 @@
 
 #include "exec/device_array.h"
 #include "exec/op_program.h"
+#include "exec/program_dump.h"
 #include "ir/op_call.h"
 #include "runtime/compile_options.h"
 #include "runtime/event.h"
@@ -68,8 +69,10 @@ LaunchResult launch(const CompiledOp& op, const std::vector<ArrayPtr>& arrays,
 // The executable of a whole program compiled with `options`: compiled
 // (through the persistent compile cache) on first use, then kept in memory,
 // keyed by the text and the options. `what` names it in slow-compile messages.
+// `origin` describes it for TORCHTPU_DUMP_DIR.
 std::shared_ptr<runtime::Executable> programFor(const std::string& text, const std::string& what,
-                                                const runtime::CompileOptions& options = {});
+                                                const runtime::CompileOptions& options = {},
+                                                const ProgramOrigin& origin = {});
 
 // Compiles (cached by text) and runs a whole program; used by copies and
 // other runtime-internal programs.

@@ -13,6 +13,7 @@
 #include "exec/metrics.h"
 #include "exec/op_program.h"
 #include "exec/program_limit.h"
+#include "exec/recompile_explainer.h"
 #include "exec/runtime_state.h"
 #include "exec/trace_owner.h"
 #include "exec/trace_state.h"
@@ -320,6 +321,17 @@ void flushLocked(Trace& t, const std::string& reason) {
     program = it->second;
     metrics().cacheHits += 1;
   } else {
+    if (explainRecompiles()) {
+      TraceSummary summary;
+      summary.device = t.device;
+      for (const Node& n : t.nodes)
+        summary.nodes.push_back({&n.call, &n.key, &n.arrays, &n.source});
+      for (const auto& in : t.inputs) summary.inputTypes.push_back(in->type().str());
+      for (bool c : constant) summary.scalarIsInput.push_back(!c);
+      summary.outputs = structure.substr(structure.rfind('|', structure.rfind('|') - 1));
+      summary.reason = reason;
+      explainTraceCompile(summary);
+    }
     auto fused = std::make_shared<FusedProgram>();
     fused->outputs = outputs;
     try {
@@ -334,8 +346,12 @@ void flushLocked(Trace& t, const std::string& reason) {
       for (auto [p, o] : donations) fn.aliasParamToOutput(p, o);
       const std::string text = module.toText();
       const int64_t before = metrics().compiles.load();
-      fused->exe =
-          compileCached(text, "a fused program of " + std::to_string(t.nodes.size()) + " ops");
+      ProgramOrigin origin{"trace", {}};
+      if (!programDumpDir().empty()) {
+        for (const Node& n : t.nodes) origin.ops.push_back(describe(n));
+      }
+      fused->exe = compileCached(
+          text, "a fused program of " + std::to_string(t.nodes.size()) + " ops", {}, origin);
       if (metrics().compiles.load() > before) {
         static bool compiledBefore = false;  // under traceMutex()
         if (compiledBefore) metrics().recompiles += 1;

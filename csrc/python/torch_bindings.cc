@@ -6,8 +6,10 @@
 #include "aten/generator.h"
 #include "aten/storage.h"
 #include "exec/compile_cache.h"
+#include "exec/device_memory.h"
 #include "exec/executor.h"
 #include "exec/metrics.h"
+#include "exec/recompile_explainer.h"
 #include "exec/runtime_state.h"
 #include "exec/trace.h"
 #include "lower/lowering.h"
@@ -114,6 +116,57 @@ void bindTorch(py::module_& m) {
     auto& m = exec::metrics();
     m.peakLiveBytes = m.liveBytes.load();
   });
+  m.def(
+      "_device_memory_stats",
+      [](int device) {
+        const exec::DeviceMemoryStats s = exec::deviceMemoryStats(device);
+        py::dict d;
+        d["bytes"] = s.bytes;
+        d["peak_bytes"] = s.peakBytes;
+        d["allocated_bytes"] = s.allocatedBytes;
+        d["freed_bytes"] = s.freedBytes;
+        d["arrays"] = s.arrays;
+        d["peak_arrays"] = s.peakArrays;
+        d["allocations"] = s.allocations;
+        d["frees"] = s.frees;
+        d["out_of_memory"] = s.outOfMemory;
+        return d;
+      },
+      py::arg("device"));
+  m.def("_explain_recompiles", &exec::setExplainRecompiles, py::arg("on"));
+  m.def("_explaining_recompiles", &exec::explainRecompiles);
+  m.def("_recompile_report", []() {
+    py::list out;
+    for (const exec::RecompileExplanation& e : exec::recompileReport()) {
+      py::dict d;
+      d["kind"] = e.kind;
+      d["program"] = e.program;
+      d["cause"] = e.cause;
+      d["detail"] = e.detail;
+      out.append(d);
+    }
+    return out;
+  });
+  m.def("_clear_recompile_report", &exec::clearRecompileReport);
+  m.def(
+      "_note_recompile",
+      [](std::string kind, std::string program, std::string cause, std::string detail) {
+        exec::noteRecompile(
+            {std::move(kind), std::move(program), std::move(cause), std::move(detail)});
+      },
+      py::arg("kind"), py::arg("program"), py::arg("cause"), py::arg("detail"));
+  m.def("_reset_peak_device_memory", &exec::resetPeakDeviceMemory, py::arg("device"));
+  m.def("_reset_accumulated_device_memory", &exec::resetAccumulatedDeviceMemory, py::arg("device"));
+  m.def(
+      "_largest_live_arrays",
+      [](int device, size_t n) {
+        py::list out;
+        for (const exec::LiveArray& a : exec::largestLiveArrays(device, n)) {
+          out.append(py::make_tuple(a.device, exec::arrayLabel(a.type), a.bytes));
+        }
+        return out;
+      },
+      py::arg("device"), py::arg("n"));
   m.def("_set_cpu_fallback", &aten::setCpuFallbackEnabled);
   m.def("_cpu_fallback_enabled", &aten::cpuFallbackEnabled);
   m.def(

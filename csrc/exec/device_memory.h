@@ -1,0 +1,51 @@
+// Per-device accounting of the device arrays torchtpu holds, in the terms of
+// torch.cuda's memory statistics: bytes and arrays now, at their peak, and
+// allocated and freed in total; and the largest arrays alive (for
+// out-of-memory messages). The plugin's own statistics, where it has them,
+// come on top (runtime::Client::memoryStats).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hlo/types.h"
+
+namespace torchtpu::exec {
+
+class DeviceArray;
+
+struct DeviceMemoryStats {
+  int64_t bytes = 0, peakBytes = 0, allocatedBytes = 0, freedBytes = 0;
+  int64_t arrays = 0, peakArrays = 0, allocations = 0, frees = 0;
+  int64_t outOfMemory = 0;  // out-of-memory errors raised for this device
+};
+
+// Devices beyond this index are counted in the last slot.
+inline constexpr int kMaxAccountedDevices = 256;
+
+void noteAllocated(const DeviceArray& array);
+void noteFreed(const DeviceArray& array);
+void noteOutOfMemory(int device);
+
+DeviceMemoryStats deviceMemoryStats(int device);
+// Peaks start again from what is allocated now.
+void resetPeakDeviceMemory(int device);
+// Totals (allocated, freed, allocations, frees, out-of-memory errors) start at 0.
+void resetAccumulatedDeviceMemory(int device);
+
+struct LiveArray {
+  int device = 0;
+  hlo::TensorType type;
+  size_t bytes = 0;
+};
+// "f32[3145728]": an array's element type and dims (storages are flat arrays).
+std::string arrayLabel(const hlo::TensorType& type);
+
+// The `n` largest arrays alive on `device` (-1: any), largest first.
+std::vector<LiveArray> largestLiveArrays(int device, size_t n);
+// "f32[1024, 1024] (4.0 MiB) on device 0, ..." for messages; "" when none.
+std::string describeLargestLiveArrays(int device, size_t n);
+
+}  // namespace torchtpu::exec

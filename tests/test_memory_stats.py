@@ -1,0 +1,117 @@
+"""Memory statistics as in torch.cuda, per device: memory_allocated and its peak,
+memory_reserved, reset_peak/accumulated, memory_stats' keys, memory_summary;
+and an out-of-memory error that names the largest arrays alive."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import torchtpu  # noqa: F401
+
+
+def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize("mode", ["strict", "defer"])
+def test_allocated_peak_and_totals_follow_tensors(mode: str) -> None:
+    with torchtpu.mode(mode):
+        torch.tpu.synchronize()
+        base = torch.tpu.memory_allocated()
+        torch.tpu.reset_peak_memory_stats()
+        torch.tpu.reset_accumulated_memory_stats()
+        assert torch.tpu.max_memory_allocated() == base
+        x = torch.ones(1024, 256, device="tpu")  # 1 MiB
+        y = x * 2  # in defer mode, computed by the stats call's flush
+        assert torch.tpu.memory_allocated() == base + 2 * 2**20
+        assert torch.tpu.memory_reserved() == torch.tpu.memory_allocated()
+        s = torch.tpu.memory_stats()
+        assert s["allocated_bytes.all.current"] == base + 2 * 2**20
+        assert s["allocation.all.allocated"] >= 2
+        assert s["allocated_bytes.all.allocated"] >= 2 * 2**20
+        peak = torch.tpu.max_memory_allocated()
+        assert peak >= base + 2 * 2**20
+        del x, y
+        assert torch.tpu.memory_allocated() == base
+        assert torch.tpu.max_memory_allocated() == peak
+        s = torch.tpu.memory_stats()
+        assert s["allocated_bytes.all.freed"] >= 2 * 2**20
+        assert s["num_ooms"] == 0
+        torch.tpu.reset_peak_memory_stats()
+        assert torch.tpu.max_memory_allocated() == base
+        torch.tpu.reset_accumulated_memory_stats()
+        assert torch.tpu.memory_stats()["allocated_bytes.all.allocated"] == 0
+
+
+def test_summary_lists_the_largest_arrays() -> None:
+    big = torch.zeros(512, 1024, device="tpu")
+    text = torch.tpu.memory_summary()
+    assert "Allocated memory" in text
+    assert "f32[524288] (2.00 MiB)" in text, text
+    assert "Largest" not in torch.tpu.memory_summary(abbreviated=True)
+    del big
+
+
+PER_DEVICE = """
+import torch, torchtpu
+assert torch.tpu.device_count() == 2
+base0, base1 = torch.tpu.memory_allocated(0), torch.tpu.memory_allocated("tpu:1")
+x = torch.ones(2**18, device="tpu:1")  # 1 MiB on device 1
+print("d0", torch.tpu.memory_allocated(0) - base0)
+print("d1", torch.tpu.memory_allocated(1) - base1)
+with torch.tpu.device(1):
+    print("current", torch.tpu.memory_allocated() - base1)
+print("peak0", torch.tpu.max_memory_allocated(0) - base0)
+"""
+
+
+def test_statistics_are_per_device() -> None:
+    r = run_python(PER_DEVICE, TORCHTPU_CPU_DEVICE_COUNT="2")
+    assert r.returncode == 0, r.stderr[-3000:]
+    lines = dict(line.split() for line in r.stdout.splitlines() if len(line.split()) == 2)
+    assert lines == {"d0": "0", "d1": str(2**20), "current": str(2**20), "peak0": "0"}, r.stdout
+
+
+OOM = """
+import resource
+limit = 6 * 2**30
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+import torch, torchtpu
+keep = torch.zeros(3, 1024, 1024, device="tpu")  # 12 MiB: the largest array alive
+try:
+    torch.zeros(2**38, device="tpu")
+    print("no error")
+except torch.OutOfMemoryError as e:
+    print("error:", str(e))
+print("ooms", torch.tpu.memory_stats()["num_ooms"])
+"""
+
+
+def test_out_of_memory_names_the_largest_arrays_alive() -> None:
+    r = run_python(OOM)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "the largest arrays alive are f32[3145728] (12.0 MiB) on device 0" in r.stdout, r.stdout
+    assert "ooms 1" in r.stdout, r.stdout
+
+
+def test_mem_get_info_says_when_the_plugin_has_no_limit() -> None:
+    from torchtpu import _plugin
+
+    stats = _plugin.client().memory_stats(0) or {}
+    if stats.get("bytes_limit"):
+        free, total = torch.tpu.mem_get_info()
+        assert 0 <= free <= total == stats["bytes_limit"]
+    else:
+        with pytest.raises(RuntimeError, match="reports no memory limit"):
+            torch.tpu.mem_get_info()
