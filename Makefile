@@ -16,7 +16,7 @@ PYTEST_ARGS ?=
 # xla-cpu-pjrt wheel (pjrt_c_api.h at build time; also a second plugin to test).
 DEPS := torch==2.13.0 numpy lammps-jax-pjrt-cpu==0.11.2 xla-cpu-pjrt==0.0.1 \
         scikit-build-core pytest ruff clang-format transformers==5.23.0 \
-        expecttest==0.3.0
+        expecttest==0.3.0 accelerate==1.15.0 peft==0.21.2
 
 # Custom kernels (torchtpu[kernels]): JAX for JAX and Pallas kernels, and
 # Helion's own dependencies for the PyTorch-style kernel example. Helion itself

@@ -20,6 +20,7 @@ from torchtpu import batch_norm as _batch_norm
 from torchtpu import data_dependent as _data_dependent
 from torchtpu import device as _device_module
 from torchtpu import fractional_pool as _fractional_pool
+from torchtpu import fused_adam as _fused_adam
 from torchtpu._plugin import PluginInfo, client, info, resolve
 from torchtpu.dynamo import compile_backend
 from torchtpu.modes import get_mode, mode, set_mode, sync
@@ -103,6 +104,7 @@ _patch_printing()
 _data_dependent.register()
 _batch_norm.register()
 _fractional_pool.register()
+_fused_adam.register()
 
 
 def _register_distributed() -> None:
