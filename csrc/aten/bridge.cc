@@ -21,6 +21,7 @@
 #include "exec/device_memory.h"
 #include "exec/executor.h"
 #include "exec/metrics.h"
+#include "exec/profile_events.h"
 #include "exec/program_limit.h"
 #include "exec/runtime_state.h"
 #include "exec/trace.h"
@@ -311,6 +312,8 @@ class CallBuilder {
     ir::TensorRef ref;
     ref.dtype = requireElementType(t.scalar_type());
     at::Tensor c = t.resolve_conj().resolve_neg().contiguous();
+    exec::HostSpan span(exec::SpanKind::kCopyToDevice, "tpu::copy_to_device", device());
+    span.detail("bytes", static_cast<int64_t>(c.nbytes()));
     ref.sizes.assign(c.sizes().begin(), c.sizes().end());
     ref.strides.assign(c.strides().begin(), c.strides().end());
     auto buffer = exec::client()->toDevice(c.data_ptr(), ref.dtype, ref.sizes, device());

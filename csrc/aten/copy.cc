@@ -10,6 +10,7 @@
 #include "aten/storage.h"
 #include "aten/without_gil.h"
 #include "exec/metrics.h"
+#include "exec/profile_events.h"
 #include "exec/runtime_state.h"
 
 namespace torchtpu::aten {
@@ -24,6 +25,8 @@ void readInto(const at::Tensor& src, const at::Tensor& host) {
     host.zero_();  // never written: zeros
     return;
   }
+  exec::HostSpan span(exec::SpanKind::kCopyToHost, "tpu::copy_to_host", src.device().index());
+  span.detail("bytes", static_cast<int64_t>(host.nbytes()));
   try {
     // Running the trace and waiting for the device take long: other Python
     // threads record and launch their own work meanwhile.
@@ -61,6 +64,8 @@ at::Tensor toDevice(const at::Tensor& src, c10::ScalarType dtype, int device) {
   at::Tensor out =
       at::empty(host.sizes(), host.options().device(c10::DeviceType::PrivateUse1, device));
   if (host.numel() == 0) return out;
+  exec::HostSpan span(exec::SpanKind::kCopyToDevice, "tpu::copy_to_device", device);
+  span.detail("bytes", static_cast<int64_t>(host.nbytes()));
   try {
     const runtime::ElementType et = requireElementType(dtype);
     std::vector<int64_t> dims(host.sizes().begin(), host.sizes().end());
@@ -87,6 +92,8 @@ bool isWholeStorage(const at::Tensor& t) {
 void uploadWhole(const at::Tensor& dst, const at::Tensor& src) {
   at::Tensor host =
       src.to(dst.scalar_type()).resolve_conj().resolve_neg().expand(dst.sizes()).contiguous();
+  exec::HostSpan span(exec::SpanKind::kCopyToDevice, "tpu::copy_to_device", dst.device().index());
+  span.detail("bytes", static_cast<int64_t>(host.nbytes()));
   try {
     const runtime::ElementType et = requireElementType(dst.scalar_type());
     std::vector<int64_t> dims(host.sizes().begin(), host.sizes().end());

@@ -6,6 +6,7 @@
 
 #include "exec/compile_cache.h"
 #include "exec/metrics.h"
+#include "exec/profile_events.h"
 #include "exec/runtime_state.h"
 #include "exec/trace.h"
 #include "exec/trace_state.h"
@@ -225,7 +226,9 @@ std::vector<ArrayPtr> CapturedGraph::run(const std::vector<DeviceStorage*>& inpu
 
   runtime::ExecuteOptions opts;
   opts.device = device_;
+  const int64_t launchNs = profiling() ? profileClockNs() : 0;
   runtime::ExecuteResult r = exe_->execute(buffers, opts);
+  if (launchNs != 0) profileLaunch("graph " + name_, device_, launchNs, r.done);
   metrics().launches += 1;
   metrics().graphRuns += 1;
   trackLaunch(device_, std::move(r.done));

@@ -7,6 +7,7 @@
 
 #include "exec/executor.h"
 #include "exec/metrics.h"
+#include "exec/profile_events.h"
 #include "exec/runtime_state.h"
 #include "hlo/module.h"
 
@@ -210,7 +211,11 @@ std::vector<std::vector<ArrayPtr>> runCollective(
   for (int64_t d = 0; d < n; ++d) {
     for (const ArrayPtr& a : perDevice[d]) args[d].push_back(&a->buffer());
   }
+  const int64_t launchNs = profiling() ? profileClockNs() : 0;
   std::vector<runtime::ExecuteResult> results = exe->executeReplicated(args);
+  if (launchNs != 0) {
+    for (int64_t d = 0; d < n; ++d) profileLaunch(name, devices[d], launchNs, results[d].done);
+  }
   metrics().launches += 1;
   metrics().compiledCollectives += 1;
   std::vector<std::vector<ArrayPtr>> out(n);

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "exec/metrics.h"
+#include "exec/profile_events.h"
 #include "exec/runtime_state.h"
 #include "runtime/client.h"
 #include "runtime/compile_options.h"
@@ -106,6 +107,12 @@ std::shared_ptr<runtime::Executable> compileCached(const std::string& text, cons
                                                    const ProgramOrigin& origin) {
   const auto& c = client();
   const std::string dir = compileCacheDir();
+  HostSpan span(SpanKind::kCompile, "tpu::compile");
+  if (span.active()) {
+    span.detail("program", what);
+    span.detail("kind", origin.kind);
+    span.detail("text_bytes", static_cast<int64_t>(text.size()));
+  }
   std::string key;
   fs::path path;
   if (!dir.empty()) {
@@ -137,6 +144,7 @@ std::shared_ptr<runtime::Executable> compileCached(const std::string& text, cons
           auto exe = c->deserialize(std::string_view(blob).substr(m + 8 + keyLen));
           exe->setParameters(runtime::parseMainSignature(text));
           metrics().diskCacheHits += 1;
+          span.detail("disk_cache", "hit");
           dumpProgram(text, what, origin, 0.0, /*fromDiskCache=*/true, fnv1a(key));
           return exe;
         }
@@ -148,6 +156,7 @@ std::shared_ptr<runtime::Executable> compileCached(const std::string& text, cons
     }
   }
 
+  span.detail("disk_cache", dir.empty() ? "off" : "miss");
   auto t0 = std::chrono::steady_clock::now();
   // A compile still running after a while says what it compiles.
   std::mutex doneMu;

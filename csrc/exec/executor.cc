@@ -8,6 +8,7 @@
 
 #include "exec/compile_cache.h"
 #include "exec/metrics.h"
+#include "exec/profile_events.h"
 #include "exec/program_limit.h"
 #include "exec/recompile_explainer.h"
 #include "exec/runtime_state.h"
@@ -60,6 +61,7 @@ namespace {
 
 std::shared_ptr<CompiledOp> compileNew(const ir::OpCall& call, bool withChecks) {
   auto op = std::make_shared<CompiledOp>();
+  op->name = call.op;
   op->program = buildOpProgram(call, withChecks);
   op->results = call.results;
   op->exe =
@@ -136,7 +138,9 @@ LaunchResult launch(const CompiledOp& op0, const std::vector<ArrayPtr>& arrays,
 
   runtime::ExecuteOptions opts;
   opts.device = device;
+  const int64_t launchNs = profiling() ? profileClockNs() : 0;
   runtime::ExecuteResult r = op.exe->execute(args, opts);
+  if (launchNs != 0) profileLaunch("program " + op.name, device, launchNs, r.done);
   metrics().launches += 1;
   trackLaunch(device, std::move(r.done));
   if (checked) {
@@ -183,7 +187,9 @@ std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<Arra
   for (const ArrayPtr& a : args) ptrs.push_back(&a->buffer());
   runtime::ExecuteOptions opts;
   opts.device = device;
+  const int64_t launchNs = profiling() ? profileClockNs() : 0;
   runtime::ExecuteResult r = exe->execute(ptrs, opts);
+  if (launchNs != 0) profileLaunch("internal program", device, launchNs, r.done);
   metrics().launches += 1;
   trackLaunch(device, std::move(r.done));
   std::vector<ArrayPtr> out;

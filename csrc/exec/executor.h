@@ -23,6 +23,7 @@ namespace torchtpu::exec {
 using HostScalar = std::vector<uint8_t>;
 
 struct CompiledOp {
+  std::string name;  // the op ("aten::add.Tensor")
   OpProgram program;
   std::shared_ptr<runtime::Executable> exe;
   std::vector<hlo::TensorType> results;  // the call's expected results

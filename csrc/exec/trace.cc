@@ -12,6 +12,7 @@
 #include "exec/compile_cache.h"
 #include "exec/metrics.h"
 #include "exec/op_program.h"
+#include "exec/profile_events.h"
 #include "exec/program_limit.h"
 #include "exec/recompile_explainer.h"
 #include "exec/runtime_state.h"
@@ -253,6 +254,12 @@ std::string blame(const Trace& t) {
 
 void flushLocked(Trace& t, const std::string& reason) {
   if (t.nodes.empty()) return;
+  HostSpan span(SpanKind::kFlush, "tpu::flush", t.device);
+  if (span.active()) {
+    span.detail("reason", reason);
+    span.detail("ops", static_cast<int64_t>(t.nodes.size()));
+    span.detail("device", t.device);
+  }
   if (t.capturing) {
     throw runtime::Error(runtime::ErrorCode::kFailedPrecondition,
                          "a graph being captured for torch.compile needs a value on the host "
@@ -388,8 +395,14 @@ void flushLocked(Trace& t, const std::string& reason) {
   runtime::ExecuteOptions opts;
   opts.device = t.device;
   runtime::ExecuteResult r;
+  const int64_t launchNs = profiling() ? profileClockNs() : 0;
   try {
     r = program->exe->execute(args, opts);
+    if (launchNs != 0) {
+      profileLaunch("fused program (" + std::to_string(t.nodes.size()) + " ops)", t.device,
+                    launchNs, r.done,
+                    {{"ops", std::to_string(t.nodes.size()), false}, {"reason", reason, true}});
+    }
   } catch (const runtime::Error& e) {
     std::string message = e.message();
     if (e.code() == runtime::ErrorCode::kResourceExhausted) {

@@ -4,6 +4,7 @@
 
 #include "aten/bridge.h"
 #include "aten/generator.h"
+#include "aten/profiler.h"
 #include "aten/storage.h"
 #include "exec/compile_cache.h"
 #include "exec/device_memory.h"
@@ -62,6 +63,7 @@ void bindTorch(py::module_& m) {
       },
       py::arg("plugin_path"), py::arg("options"));
   m.def("_runtime_initialized", &exec::runtimeInitialized);
+  m.def("_profiler_available", &aten::profilerAvailable);
   m.def("_client", []() { return exec::client(); });
   m.def("_device_count", []() { return static_cast<int>(aten::deviceCount()); });
   m.def("_current_device", []() { return static_cast<int>(aten::currentDevice()); });
