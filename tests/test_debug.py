@@ -76,6 +76,45 @@ def test_trace_of_a_new_shape_names_the_first_op_that_differs() -> None:
     assert (r["cause"], r["detail"]) == ("shapes", "op #0 aten::sin: self: f32[31] -> f32[33]")
 
 
+def test_a_view_of_a_storage_that_grew_names_the_storage() -> None:
+    with torchtpu.mode("defer"):
+        for n in (37, 38):
+            base = torch.arange(n, device="tpu")
+            torchtpu.sync()
+            (base[-1:] * 3).sum().item()
+    [r] = [r for r in explanations("trace") if r["program"] == "a fused trace of 2 ops"]
+    assert r["cause"] == "shapes", r
+    assert "self: i64[1] offset 36 of i64[37] -> i64[1] offset 37 of i64[38]" in r["detail"], r
+
+
+def growing_loop(sizes: list[int]) -> None:
+    one = torch.ones(1, device="tpu")
+    torchtpu.sync()
+    for n in sizes:
+        x = torch.zeros(n).to("tpu")  # an upload: no program of its own
+        (torch.cat([x, one]) * 2).sum().item()  # one trace, of a new size each time
+
+
+def test_a_trace_that_keeps_growing_warns_once(capfd: pytest.CaptureFixture[str]) -> None:
+    debug.explain_recompiles(False)  # the warning does not need the explainer
+    with torchtpu.mode("defer"):
+        growing_loop(list(range(41, 41 + debug_growth_limit() + 3)))
+    [w] = debug.growth_warnings()
+    assert "compiled 5 programs in a row because a dimension grows" in w, w
+    assert "dimension 0 of tensors of op #0 aten::cat: 41 -> 45" in w, w
+    assert capfd.readouterr().err.count("torchtpu: warning: a fused trace") == 1
+
+
+def test_shapes_that_do_not_only_grow_do_not_warn() -> None:
+    with torchtpu.mode("defer"):
+        growing_loop([61, 63, 62, 64, 66, 65, 67, 69, 68])
+    assert debug.growth_warnings() == []
+
+
+def debug_growth_limit() -> int:
+    return 4  # kGrowthWarnAfter: compiles in a row, each a growth, before the warning
+
+
 def test_trace_cut_at_another_place() -> None:
     with torchtpu.mode("defer"):
         x = torch.ones(35, device="tpu")

@@ -13,6 +13,10 @@ what differs from the nearest program already built::
 (a number that changed became a program input), ``trace cut`` (the trace was
 cut at another place, and why), ``outputs``, ``evicted`` (the in-memory cache
 was full). With ``TORCHTPU_SOURCE_LINES=1`` trace ops carry the user's line.
+
+Always on: a fused trace that keeps compiling because one dimension grows (a
+sequence length in a decoding loop) warns once on stderr, naming the op and the
+dimension; ``growth_warnings()`` returns those warnings.
 """
 
 from __future__ import annotations
@@ -21,7 +25,12 @@ from typing import Any
 
 from torchtpu import _C
 
-__all__ = ["clear_recompile_report", "explain_recompiles", "recompile_report"]
+__all__ = [
+    "clear_recompile_report",
+    "explain_recompiles",
+    "growth_warnings",
+    "recompile_report",
+]
 
 
 def explain_recompiles(on: bool = True) -> None:
@@ -42,3 +51,9 @@ def recompile_report() -> list[dict[str, Any]]:
 def clear_recompile_report() -> None:
     """Forget the explanations and the programs they compare against."""
     _C._clear_recompile_report()
+
+
+def growth_warnings() -> list[str]:
+    """The warnings given so far about fused traces that compiled again and
+    again because a dimension grew (cleared by clear_recompile_report())."""
+    return list(_C._growth_warnings())

@@ -46,11 +46,19 @@ bool rowMajor(const ir::TensorRef& t) {
   return true;
 }
 
-std::string tensorText(const ir::TensorRef& t, bool showStorage) {
+// "i64[1, 1] offset 9 of i64[1, 18]": a view of part of a storage names the
+// storage's type too (a view of a storage that grew is a new program).
+std::string tensorText(const ir::OpCall& call, const ir::TensorRef& t, bool showStorage) {
   if (!t.present()) return "None";
   std::string out = std::string(runtime::elementTypeName(t.dtype)) + intsText(t.sizes);
   if (!rowMajor(t)) out += " strides " + intsText(t.strides);
   if (t.offset != 0) out += " offset " + std::to_string(t.offset);
+  if (t.array < static_cast<int>(call.arrays.size())) {
+    const hlo::TensorType& storage = call.arrays[t.array];
+    if (!t.isWholeArray(storage)) {
+      out += " of " + std::string(runtime::elementTypeName(storage.dtype)) + intsText(storage.dims);
+    }
+  }
   if (showStorage) out += " in storage #" + std::to_string(t.array);
   return out;
 }
@@ -76,13 +84,13 @@ std::vector<ArgText> argTexts(const ir::OpCall& call) {
     using Kind = ir::ArgValue::Kind;
     switch (a.kind) {
       case Kind::kTensor:
-        t.text = tensorText(a.tensor, sharing);
+        t.text = tensorText(call, a.tensor, sharing);
         t.cause = "tensor";
         break;
       case Kind::kTensorList:
         t.text = "[";
         for (size_t e = 0; e < a.tensors.size(); ++e) {
-          t.text += (e ? ", " : "") + tensorText(a.tensors[e], sharing);
+          t.text += (e ? ", " : "") + tensorText(call, a.tensors[e], sharing);
         }
         t.text += "]";
         t.cause = "tensor";
@@ -152,8 +160,16 @@ std::pair<std::string, std::string> argDifference(const std::vector<ArgText>& be
                before[k].text.substr(0, before[k].text.find('['))) {
       cause = "dtype";
     } else {
+      // Shapes: the view's, or those of the storage it views ("... of i64[1, 18]").
+      // (A whole storage and a view of one differ in layout, not in shape.)
       const auto dims = [](const std::string& s) { return s.substr(0, s.find(']') + 1); };
-      cause = dims(now[k].text) != dims(before[k].text) ? "shapes" : "strides";
+      const auto storage = [](const std::string& s) {
+        const size_t of = s.find(" of ");
+        return of == std::string::npos ? std::string() : s.substr(of);
+      };
+      const std::string a = storage(now[k].text), b = storage(before[k].text);
+      const bool grew = !a.empty() && !b.empty() && dims(a.substr(4)) != dims(b.substr(4));
+      cause = dims(now[k].text) != dims(before[k].text) || grew ? "shapes" : "strides";
     }
   }
   return {cause, detail};
@@ -276,6 +292,64 @@ std::string tracesDifference(const TraceRecord& before, const TraceRecord& now,
   return kEvicted;
 }
 
+// ---- growing dimensions ---------------------------------------------------------
+
+// One tensor argument of a trace: its view's sizes, then its storage's.
+struct ShapeEntry {
+  size_t node = 0;
+  std::string arg;
+  std::vector<int64_t> dims;
+  size_t viewRank = 0;  // dims[viewRank:] are the viewed storage's
+};
+
+std::vector<ShapeEntry> traceShapes(const TraceSummary& trace) {
+  std::vector<ShapeEntry> out;
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    const ir::OpCall& call = *trace.nodes[i].call;
+    for (size_t k = 0; k < call.args.size(); ++k) {
+      const ir::ArgValue& a = call.args[k];
+      const std::string name =
+          k < call.argNames.size() ? call.argNames[k] : "arg" + std::to_string(k);
+      auto add = [&](const ir::TensorRef& t) {
+        if (!t.present()) return;
+        std::vector<int64_t> dims = t.sizes;
+        if (t.array < static_cast<int>(call.arrays.size())) {
+          const auto& storage = call.arrays[t.array].dims;
+          dims.insert(dims.end(), storage.begin(), storage.end());
+        }
+        out.push_back({i, name, std::move(dims), t.sizes.size()});
+      };
+      if (a.kind == ir::ArgValue::Kind::kTensor) add(a.tensor);
+      if (a.kind == ir::ArgValue::Kind::kTensorList) {
+        for (const ir::TensorRef& t : a.tensors) add(t);
+      }
+    }
+    for (size_t r = 0; r < call.results.size(); ++r) {
+      out.push_back(
+          {i, "result " + std::to_string(r), call.results[r].dims, call.results[r].dims.size()});
+    }
+  }
+  return out;
+}
+
+struct GrowthRecord {
+  std::vector<ShapeEntry> last;
+  int growing = 0;  // consecutive compiles in which dimensions only grew
+  bool warned = false;
+  std::string first;  // the growing dimension of the first such compile
+  int64_t firstSize = 0;
+};
+
+std::unordered_map<std::string, GrowthRecord>& growthHistory() {
+  static auto* h = new std::unordered_map<std::string, GrowthRecord>();
+  return *h;
+}
+
+std::vector<std::string>& growthReport() {
+  static auto* r = new std::vector<std::string>();
+  return *r;
+}
+
 void emit(const RecompileExplanation& e) {
   std::fprintf(stderr, "torchtpu: recompile (%s): %s: %s: %s\n", e.kind.c_str(), e.program.c_str(),
                e.cause.c_str(), e.detail.c_str());
@@ -302,6 +376,8 @@ void clearRecompileReport() {
   report().clear();
   opHistory().clear();
   traceHistory().clear();
+  growthHistory().clear();
+  growthReport().clear();
 }
 
 void explainOpCompile(const ir::OpCall& call) {
@@ -373,6 +449,77 @@ void explainTraceCompile(const TraceSummary& trace) {
     if (seen.size() > 32) seen.pop_front();
   }
   if (e) noteRecompile(std::move(*e));
+}
+
+void watchTraceGrowth(const TraceSummary& trace) {
+  if (trace.nodes.empty()) return;
+  std::string place = std::to_string(trace.device);
+  for (const TraceNodeSummary& n : trace.nodes) place += "|" + n.call->op;
+  std::vector<ShapeEntry> now = traceShapes(trace);
+  std::string warning;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto& history = growthHistory();
+    if (history.size() > 4096) history.clear();  // bounded: many distinct traces
+    GrowthRecord& g = history[place];
+    // The first dimension that differs, if every difference is a growth.
+    bool grew = false, other = g.last.size() != now.size();
+    std::string where;
+    int64_t before = 0, after = 0;
+    for (size_t e = 0; !other && e < now.size(); ++e) {
+      const ShapeEntry& b = g.last[e];
+      const ShapeEntry& n = now[e];
+      if (b.dims.size() != n.dims.size() || b.node != n.node) {
+        other = true;
+        break;
+      }
+      for (size_t d = 0; d < n.dims.size(); ++d) {
+        if (n.dims[d] == b.dims[d]) continue;
+        if (n.dims[d] < b.dims[d]) {
+          other = true;
+          break;
+        }
+        if (!grew) {
+          grew = true;
+          const ir::OpCall& call = *trace.nodes[n.node].call;
+          where = d < n.viewRank ? "dimension " + std::to_string(d) + " of " + n.arg
+                                 : "dimension " + std::to_string(d - n.viewRank) +
+                                       " of the storage that " + n.arg + " views";
+          where += " of op #" + std::to_string(n.node) + " " + call.op;
+          const std::string* source = trace.nodes[n.node].source;
+          if (source != nullptr && !source->empty()) where += " at " + *source;
+          before = b.dims[d];
+          after = n.dims[d];
+        }
+      }
+    }
+    if (grew && !other) {
+      if (g.growing == 0) {
+        g.first = where;
+        g.firstSize = before;
+      }
+      g.growing += 1;
+    } else {
+      g.growing = 0;
+    }
+    g.last = std::move(now);
+    if (g.growing >= kGrowthWarnAfter && !g.warned) {
+      g.warned = true;
+      warning = "a fused trace of " + std::to_string(trace.nodes.size()) + " ops has compiled " +
+                std::to_string(g.growing + 1) + " programs in a row because a dimension grows (" +
+                where + ": " + std::to_string(g.first == where ? g.firstSize : before) + " -> " +
+                std::to_string(after) +
+                "); each new size compiles a new program: pad such tensors to a few fixed sizes "
+                "to reuse programs (TORCHTPU_EXPLAIN_RECOMPILES=1 explains each compile)";
+      growthReport().push_back(warning);
+    }
+  }
+  if (!warning.empty()) std::fprintf(stderr, "torchtpu: warning: %s\n", warning.c_str());
+}
+
+std::vector<std::string> growthWarnings() {
+  std::lock_guard<std::mutex> lock(mu);
+  return growthReport();
 }
 
 }  // namespace torchtpu::exec

@@ -53,4 +53,13 @@ struct TraceSummary {
 };
 void explainTraceCompile(const TraceSummary& trace);
 
+// Always on (it runs only when a fused trace compiles): when the same
+// sequence of ops has compiled kGrowthWarnAfter programs in a row, each
+// because one dimension grew (a sequence or cache length in a decoding
+// loop), warns once on stderr, naming the op, its argument and the dimension.
+inline constexpr int kGrowthWarnAfter = 4;
+void watchTraceGrowth(const TraceSummary& trace);
+// The warnings given so far (for tests and torchtpu.debug).
+std::vector<std::string> growthWarnings();
+
 }  // namespace torchtpu::exec

@@ -328,7 +328,7 @@ void flushLocked(Trace& t, const std::string& reason) {
     program = it->second;
     metrics().cacheHits += 1;
   } else {
-    if (explainRecompiles()) {
+    {
       TraceSummary summary;
       summary.device = t.device;
       for (const Node& n : t.nodes)
@@ -337,7 +337,8 @@ void flushLocked(Trace& t, const std::string& reason) {
       for (bool c : constant) summary.scalarIsInput.push_back(!c);
       summary.outputs = structure.substr(structure.rfind('|', structure.rfind('|') - 1));
       summary.reason = reason;
-      explainTraceCompile(summary);
+      watchTraceGrowth(summary);
+      if (explainRecompiles()) explainTraceCompile(summary);
     }
     auto fused = std::make_shared<FusedProgram>();
     fused->outputs = outputs;

@@ -150,6 +150,7 @@ void bindTorch(py::module_& m) {
     return out;
   });
   m.def("_clear_recompile_report", &exec::clearRecompileReport);
+  m.def("_growth_warnings", &exec::growthWarnings);
   m.def(
       "_note_recompile",
       [](std::string kind, std::string program, std::string cause, std::string detail) {
