@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 # Pinned: torch's CPU build (local wheel), the CPU PJRT plugin (runtime), the
 # xla-cpu-pjrt wheel (pjrt_c_api.h at build time; also a second plugin to test).
 DEPS := torch==2.13.0 numpy lammps-jax-pjrt-cpu==0.11.2 xla-cpu-pjrt==0.0.1 \
-        scikit-build-core pytest ruff clang-format transformers==5.23.0 \
+        scikit-build-core pytest ruff==0.17.6 clang-format==23.1.5 transformers==5.23.0 \
         expecttest==0.3.0 accelerate==1.15.0 peft==0.21.2
 
 # Custom kernels (torchtpu[kernels]): JAX for JAX and Pallas kernels, and
@@ -29,7 +29,7 @@ HELION := helion==1.5.1
 run: build
 	$(PY) examples/train.py
 
-test: build cpp-test py-test
+test: build lint cpp-test py-test
 
 # Side-by-side benchmarks (JSON, markdown table and plot in benchmarks/results/).
 bench: build
