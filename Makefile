@@ -83,7 +83,8 @@ format: setup
 lint: setup
 	$(VENV)/bin/ruff check torchtpu torchtpu_autoload tests examples benchmarks
 	$(VENV)/bin/ruff format --check torchtpu torchtpu_autoload tests examples benchmarks
-	$(VENV)/bin/clang-format --dry-run -Werror $(filter %.cc %.h,$(CSRC))
+	@echo "clang-format --dry-run -Werror (C++ sources)"
+	@$(VENV)/bin/clang-format --dry-run -Werror $(filter %.cc %.h,$(CSRC))
 
 clean:
 	rm -rf build $(VENV)/.stamp-build
