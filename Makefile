@@ -1,6 +1,7 @@
 # torchtpu: the two commands of the README, and their building blocks.
 #   make run    set up (if needed) and run the main job on the embedded CPU plugin
-#   make test   set up (if needed) and run every test (ctest, then pytest)
+#   make test   set up (if needed) and run every test (ctest, then pytest), then
+#               the C++ suites and a pytest smoke subset on the second torch (test-torch214)
 #   make coverage  the full OpInfo sweep -> docs/coverage.{md,json}
 # Both are idempotent: a second run skips the steps whose inputs did not change.
 
@@ -9,7 +10,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 CPP_BUILD := build/cpp
-CSRC := $(shell find csrc -name '*.cc' -o -name '*.h') CMakeLists.txt pyproject.toml
+CSRC := $(shell find csrc -name '*.cc' -o -name '*.h') CMakeLists.txt pyproject.toml \
+        $(wildcard cmake/*.cmake)
 PYTEST_ARGS ?=
 
 # Pinned: torch's CPU build (local wheel), the CPU PJRT plugin (runtime), the
@@ -24,7 +26,24 @@ DEPS := torch==2.13.0 numpy lammps-jax-pjrt-cpu==0.11.2 xla-cpu-pjrt==0.0.1 \
 KERNEL_DEPS := jax==0.10.2 jaxlib==0.10.2 filecheck==1.0.6 psutil==7.2.2 scikit-learn==1.9.1
 HELION := helion==1.5.1
 
-.PHONY: run test bench coverage fuzz setup build cpp-test py-test format lint clean
+# The second torch release CI tests (README, "Torch releases"): torch 2.14.1, which
+# PyPI has only as its CUDA 13 build (its NVIDIA libraries are pinned by torch
+# itself; the few it leaves open are pinned here), and the torchvision made for it.
+# Its own venv and build folders: the default build (build/py, .venv) and this one
+# never share a file, and each venv holds its own torchtpu._C.
+VENV214 := .venv214
+PY214 := $(VENV214)/bin/python
+PIP214 := $(PY214) -m pip --disable-pip-version-check -q
+PY_BUILD214 := build/py214
+DEPS214 := torch==2.14.1 torchvision==0.29.1 triton==3.8.0 cuda-bindings==13.5.0 \
+           cuda-pathfinder==1.9.1 nvidia-nvjitlink==13.5.37 $(filter-out torch==%,$(DEPS))
+# What runs on it: the C++ suites, and this pytest subset (PYTEST214 to change it,
+# e.g. PYTEST214=tests for all of it).
+PYTEST214 ?= tests/test_device.py tests/test_modes.py tests/test_compile.py \
+             tests/test_torch_compat.py "tests/models/test_models.py::test_model_trains_as_on_cpu[gpt-strict]"
+
+.PHONY: run test bench coverage fuzz setup build cpp-test py-test format lint clean \
+        setup-torch214 build-torch214 test-torch214 accelerator-check accelerator-files
 
 run: build
 	$(PY) examples/train.py
@@ -66,6 +85,43 @@ $(VENV)/.stamp-build: $(CSRC) $(VENV)/.stamp-deps
 	$(PIP) install --no-build-isolation --no-deps -e .
 	@mv $@.start $@
 
+# The same source against torch 2.14.1: set up .venv214, build torchtpu._C into it
+# (editable, from build/py214) together with the C++ suites (one build of the core
+# for both), run those on .venv214's plugins, then the pytest subset. (-Werror is
+# the default build's: cpp-test compiles the same torch-free C++ with it.)
+setup-torch214: $(VENV214)/.stamp-deps /usr/include/gtest/gtest.h
+
+$(VENV214)/.stamp-deps: pyproject.toml Makefile
+	@test -x $(PY214) || $(PYTHON) -m venv $(VENV214)
+	$(PIP214) install $(DEPS214)
+	@touch $@
+
+build-torch214: setup-torch214 $(VENV214)/.stamp-build
+
+$(VENV214)/.stamp-build: $(CSRC) $(VENV214)/.stamp-deps
+	@echo "building torchtpu._C against torch 2.14.1"
+	@touch $@.start
+	$(PIP214) install --no-build-isolation --no-deps -C build-dir=$(PY_BUILD214) \
+	  -C cmake.define.TORCHTPU_BUILD_TESTS=ON -e .
+	@mv $@.start $@
+
+test-torch214: build-torch214
+	ctest --test-dir $(PY_BUILD214) --output-on-failure
+	$(PY214) -m pytest -q $(PYTEST214)
+
+# Build and test on the torch and the GPU of an accelerator machine, with no network
+# (tools/accelerator_check.sh; ACCEL_ARGS="--plugin cpu" and so on). What that machine
+# lacks is prepared here by accelerator-files, under ignored folders that travel with
+# the work tree: pjrt_c_api.h (build/pjrt_include) and pytest's wheels (build/accel_wheels).
+accelerator-check:
+	tools/accelerator_check.sh $(ACCEL_ARGS)
+
+accelerator-files: setup
+	mkdir -p build/pjrt_include
+	cp "$$($(PY) -c 'import xla_plugins.xla_cpu_pjrt as p, os; print(os.path.dirname(p.__file__))')/include/pjrt_c_api.h" build/pjrt_include/
+	$(PIP) download -q --no-deps --only-binary=:all: -d build/accel_wheels \
+	  pytest==9.2.0 iniconfig==2.3.1 pluggy==1.7.0 packaging==26.4 pygments==2.21.0
+
 cpp-test: setup
 	@test -f $(CPP_BUILD)/build.ninja || \
 	  cmake -S . -B $(CPP_BUILD) -G Ninja -DTORCHTPU_BUILD_TESTS=ON -DTORCHTPU_BUILD_PYTHON=OFF \
@@ -87,4 +143,4 @@ lint: setup
 	@$(VENV)/bin/clang-format --dry-run -Werror $(filter %.cc %.h,$(CSRC))
 
 clean:
-	rm -rf build $(VENV)/.stamp-build
+	rm -rf build $(VENV)/.stamp-build $(VENV214)/.stamp-build

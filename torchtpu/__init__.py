@@ -11,6 +11,9 @@ import warnings
 
 import torch
 
+# First of all (plain imports sort first): refuses an unsupported torch, or a _C
+# built against another torch release, with an ImportError that says what to do.
+import torchtpu._torch_compat as _torch_compat  # noqa: F401
 from torchtpu import (
     _C,  # noqa: I001 - loads the ATen kernels; needs torch first
     debug,

@@ -10,6 +10,8 @@
 #include <ATen/autocast_mode.h>
 #include <torch/library.h>
 
+#include "aten/torch_compat.h"
+
 namespace torchtpu::aten {
 namespace {
 

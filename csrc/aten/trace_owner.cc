@@ -12,11 +12,12 @@
 #include <memory>
 #include <string_view>
 
+#include "aten/torch_compat.h"
+
 namespace torchtpu::aten {
 namespace {
 
-constexpr std::string_view kOwnerName = "TORCHTPU_TRACE_OWNER";
-const c10::DebugInfoKind kOwnerKind(&kOwnerName);
+const c10::DebugInfoKind& kOwnerKind = compat::kTraceOwnerKind;
 
 struct OwnerInfo final : c10::DebugInfoBase {
   exec::TraceOwner owner{exec::newTraceOwnerId()};

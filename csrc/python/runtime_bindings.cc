@@ -41,7 +41,7 @@ ElementType elementTypeFromNumpy(const py::dtype& dt) {
   if (kind == 'u' && size == 2) return ElementType::kU16;
   if (kind == 'u' && size == 4) return ElementType::kU32;
   if (kind == 'u' && size == 8) return ElementType::kU64;
-  throw py::type_error("torchtpu: numpy dtype " + std::string(py::str(dt)) +
+  throw py::type_error("torchtpu: numpy dtype " + std::string(py::str(py::handle(dt))) +
                        " has no device element type");
 }
 

@@ -1,0 +1,93 @@
+"""The torch releases torchtpu supports, and the one place their differences live.
+
+``import torchtpu`` imports this module first; importing it calls :func:`check`
+and then loads ``torchtpu._C`` (:func:`load_extension`): an
+unsupported torch gets an ImportError that names the supported releases, and a
+``_C`` built against another torch release gets one that says to rebuild (its
+ATen symbols would not resolve, or would resolve to a different ABI).
+
+Everything else in torchtpu that depends on the torch release asks this module
+(``TORCH_RELEASE``, ``at_least``) rather than reading ``torch.__version__``
+itself; the C++ side's counterpart is ``csrc/aten/torch_compat.h``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+# (major, minor) of the torch releases torchtpu builds against and is tested on
+# (README, "Torch releases"). Keep csrc/aten/torch_compat.h's list in step.
+SUPPORTED: tuple[tuple[int, int], ...] = ((2, 11), (2, 13), (2, 14))
+
+# How to rebuild the extension against the torch that is installed.
+REBUILD = "pip install --no-build-isolation --no-deps -e . (`make build`) in the torchtpu checkout"
+
+
+def release(version: str) -> tuple[int, int]:
+    """(major, minor) of a version string such as "2.14.1+cu130" or "2.13.0a0+git"."""
+    parts = version.split("+", 1)[0].split(".")
+    try:
+        return int(parts[0]), int("".join(c for c in parts[1] if c.isdigit()) or "-1")
+    except (IndexError, ValueError):
+        return (-1, -1)
+
+
+def _names(releases: tuple[tuple[int, int], ...]) -> str:
+    return ", ".join(f"{a}.{b}" for a, b in releases)
+
+
+TORCH_VERSION: str = torch.__version__
+TORCH_RELEASE: tuple[int, int] = release(TORCH_VERSION)
+
+
+def at_least(major: int, minor: int) -> bool:
+    """Whether the running torch is release major.minor or newer."""
+    return TORCH_RELEASE >= (major, minor)
+
+
+def check(version: str = TORCH_VERSION) -> None:
+    """Raise ImportError unless ``version`` (the running torch) is a supported release."""
+    if release(version) not in SUPPORTED:
+        raise ImportError(
+            f"torchtpu supports torch {_names(SUPPORTED)}; this is torch {version}. "
+            f"Install a supported release, e.g. pip install torch=={_names(SUPPORTED[-1:])}.*"
+        )
+
+
+def check_built(built: str, version: str = TORCH_VERSION) -> None:
+    """Raise ImportError if torchtpu._C was built against another torch release."""
+    if release(built) != release(version):
+        raise ImportError(
+            f"torchtpu._C was built against torch {built}, but torch {version} is running; "
+            f"rebuild torchtpu against this torch: {REBUILD}"
+        )
+
+
+def load_error(error: ImportError, version: str = TORCH_VERSION) -> ImportError:
+    """The ImportError to raise when torchtpu._C does not load."""
+    if isinstance(error, ModuleNotFoundError) and error.name == "torchtpu._C":
+        return ImportError(f"torchtpu._C is not built for torch {version}: {REBUILD}")
+    return ImportError(
+        f"torchtpu._C does not load with torch {version} ({error}); it was most likely "
+        f"built against another torch release: rebuild torchtpu against this torch: {REBUILD}"
+    )
+
+
+def load_extension():
+    """Import torchtpu._C, or raise the ImportError that says what to do."""
+    try:
+        from torchtpu import _C
+    except ImportError as e:
+        raise load_error(e) from e
+    built = getattr(_C, "_torch_version", None)
+    if built is None:
+        raise ImportError(
+            "torchtpu._C is older than this torchtpu (it does not say which torch it was "
+            f"built against): rebuild torchtpu against this torch: {REBUILD}"
+        )
+    check_built(built)
+    return _C
+
+
+check()
+load_extension()
