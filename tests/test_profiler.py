@@ -50,6 +50,18 @@ def training_step(width: int) -> Callable[[], float]:
     return step
 
 
+def profiled_step(mode: str, width: int) -> tuple[profile, float]:
+    """The first training step of a model of `width`, profiled in `mode` (its
+    programs compile inside the profile); the profile and the step's wall time
+    in microseconds."""
+    with torchtpu.mode(mode):
+        step = training_step(width)
+        start = time.perf_counter()
+        with profile(activities=ACTIVITIES) as p:
+            step()
+        return p, (time.perf_counter() - start) * 1e6
+
+
 def device_events(p: profile) -> list[FunctionEvent]:
     return [e for e in p.events() if e.device_type == DeviceType.PrivateUse1]
 
@@ -91,19 +103,14 @@ def owners(p: profile) -> dict[str, FunctionEvent]:
     return out
 
 
-def by_time(events: list[dict[str, Any]], cat: str, name: str | None = None) -> Iterator[dict]:
+def of_category(events: list[dict[str, Any]], cat: str, name: str | None = None) -> Iterator[dict]:
     for e in events:
         if e.get("cat") == cat and (name is None or e["name"] == name):
             yield e
 
 
 def test_strict_step_shows_each_op_program(tmp_path: Path) -> None:
-    with torchtpu.mode("strict"):
-        step = training_step(11)
-        start = time.perf_counter()
-        with profile(activities=ACTIVITIES) as p:
-            step()
-        wall_us = (time.perf_counter() - start) * 1e6
+    p, wall_us = profiled_step("strict", 11)
 
     kernels = device_events(p)
     names = {e.name for e in kernels}
@@ -125,32 +132,27 @@ def test_strict_step_shows_each_op_program(tmp_path: Path) -> None:
 
     # Compiles: one per new program, with what it compiled.
     events = trace_events(p, tmp_path)
-    compiles = list(by_time(events, "privateuse1_runtime", "tpu::compile"))
+    compiles = list(of_category(events, "privateuse1_runtime", "tpu::compile"))
     assert len(compiles) >= len(names)
     assert all(c["args"]["kind"] == "op" and c["args"]["text_bytes"] > 0 for c in compiles)
     assert any("aten::addmm" in c["args"]["program"] for c in compiles)
     # Launch spans and device spans are paired by flows.
-    starts = {e["id"] for e in by_time(events, "ac2g") if e["ph"] == "s"}
-    ends = {e["id"] for e in by_time(events, "ac2g") if e["ph"] == "f"}
+    starts = {e["id"] for e in of_category(events, "ac2g") if e["ph"] == "s"}
+    ends = {e["id"] for e in of_category(events, "ac2g") if e["ph"] == "f"}
     assert starts == ends and len(starts) == len(kernels)
     rows = {e["args"]["name"] for e in events if e.get("name") == "process_name"}
     assert "tpu:0" in rows
 
 
 def test_defer_step_shows_fused_programs_and_flushes(tmp_path: Path) -> None:
-    with torchtpu.mode("defer"):
-        step = training_step(12)
-        start = time.perf_counter()
-        with profile(activities=ACTIVITIES) as p:
-            step()
-        wall_us = (time.perf_counter() - start) * 1e6
+    p, wall_us = profiled_step("defer", 12)
 
     kernels = device_events(p)
     assert kernels and all(e.name.startswith("fused program (") for e in kernels)
     check_device_timeline(p, wall_us)
     events = trace_events(p, tmp_path)
-    flushes = list(by_time(events, "privateuse1_runtime", "tpu::flush"))
-    programs = list(by_time(events, "kernel"))
+    flushes = list(of_category(events, "privateuse1_runtime", "tpu::flush"))
+    programs = list(of_category(events, "kernel"))
     assert len(programs) == len(kernels)
     # loss.item() needs the value: that flush fuses the whole step.
     reasons = [f["args"]["reason"] for f in flushes]
@@ -159,8 +161,8 @@ def test_defer_step_shows_fused_programs_and_flushes(tmp_path: Path) -> None:
     assert fused_ops >= 10
     assert sum(f["args"]["ops"] for f in flushes) >= fused_ops
     # Each flush contains its compile and its launch.
-    launches = list(by_time(events, "privateuse1_runtime", "tpu::launch"))
-    compiles = list(by_time(events, "privateuse1_runtime", "tpu::compile"))
+    launches = list(of_category(events, "privateuse1_runtime", "tpu::launch"))
+    compiles = list(of_category(events, "privateuse1_runtime", "tpu::compile"))
     assert compiles and all(c["args"]["kind"] == "trace" for c in compiles)
     for inner in launches + compiles:
         assert any(
@@ -170,7 +172,7 @@ def test_defer_step_shows_fused_programs_and_flushes(tmp_path: Path) -> None:
             for f in flushes
         ), inner
     # The item() that needed the value reads it back: 4 bytes to the host.
-    to_host = list(by_time(events, "privateuse1_runtime", "tpu::copy_to_host"))
+    to_host = list(of_category(events, "privateuse1_runtime", "tpu::copy_to_host"))
     assert any(c["args"]["bytes"] == 4 for c in to_host)
     # The fused programs' time is listed under the op that flushed them.
     attributed = owners(p)
@@ -184,11 +186,16 @@ def test_copies_show_their_bytes(tmp_path: Path) -> None:
         back = (dev + 1).cpu()
     torch.testing.assert_close(back, host + 1)
     events = trace_events(p, tmp_path)
-    up = [e["args"]["bytes"] for e in by_time(events, "privateuse1_runtime", "tpu::copy_to_device")]
-    down = [e["args"]["bytes"] for e in by_time(events, "privateuse1_runtime", "tpu::copy_to_host")]
+    up = [
+        e["args"]["bytes"]
+        for e in of_category(events, "privateuse1_runtime", "tpu::copy_to_device")
+    ]
+    down = [
+        e["args"]["bytes"] for e in of_category(events, "privateuse1_runtime", "tpu::copy_to_host")
+    ]
     assert 300 * 7 * 4 in up, up
     assert 300 * 7 * 4 in down, down
-    copies = [e for e in by_time(events, "privateuse1_runtime") if "copy" in e["name"]]
+    copies = [e for e in of_category(events, "privateuse1_runtime") if "copy" in e["name"]]
     assert all(e["args"]["device"] == "tpu:0" for e in copies)
 
 

@@ -226,7 +226,7 @@ std::vector<ArrayPtr> CapturedGraph::run(const std::vector<DeviceStorage*>& inpu
 
   runtime::ExecuteOptions opts;
   opts.device = device_;
-  const int64_t launchNs = profiling() ? profileClockNs() : 0;
+  const int64_t launchNs = launchClockNs();
   runtime::ExecuteResult r = exe_->execute(buffers, opts);
   if (launchNs != 0) profileLaunch("graph " + name_, device_, launchNs, r.done);
   metrics().launches += 1;

@@ -211,7 +211,7 @@ std::vector<std::vector<ArrayPtr>> runCollective(
   for (int64_t d = 0; d < n; ++d) {
     for (const ArrayPtr& a : perDevice[d]) args[d].push_back(&a->buffer());
   }
-  const int64_t launchNs = profiling() ? profileClockNs() : 0;
+  const int64_t launchNs = launchClockNs();
   std::vector<runtime::ExecuteResult> results = exe->executeReplicated(args);
   if (launchNs != 0) {
     for (int64_t d = 0; d < n; ++d) profileLaunch(name, devices[d], launchNs, results[d].done);

@@ -138,7 +138,7 @@ LaunchResult launch(const CompiledOp& op0, const std::vector<ArrayPtr>& arrays,
 
   runtime::ExecuteOptions opts;
   opts.device = device;
-  const int64_t launchNs = profiling() ? profileClockNs() : 0;
+  const int64_t launchNs = launchClockNs();
   runtime::ExecuteResult r = op.exe->execute(args, opts);
   if (launchNs != 0) profileLaunch("program " + op.name, device, launchNs, r.done);
   metrics().launches += 1;
@@ -187,7 +187,7 @@ std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<Arra
   for (const ArrayPtr& a : args) ptrs.push_back(&a->buffer());
   runtime::ExecuteOptions opts;
   opts.device = device;
-  const int64_t launchNs = profiling() ? profileClockNs() : 0;
+  const int64_t launchNs = launchClockNs();
   runtime::ExecuteResult r = exe->execute(ptrs, opts);
   if (launchNs != 0) profileLaunch("internal program", device, launchNs, r.done);
   metrics().launches += 1;

@@ -58,6 +58,10 @@ std::vector<ProfileSpan> endProfile(double waitSeconds = 60.0);
 
 int64_t profileClockNs();
 
+// The clock before a program launch: profileClockNs() while a profile
+// records, else 0 (no profileLaunch to make).
+inline int64_t launchClockNs() { return profiling() ? profileClockNs() : 0; }
+
 // The profiler correlation id of the framework op running on the calling
 // thread; set by the integration layer.
 void setProfileCorrelationSource(uint64_t (*source)());

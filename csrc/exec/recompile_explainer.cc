@@ -63,6 +63,10 @@ std::string tensorText(const ir::OpCall& call, const ir::TensorRef& t, bool show
   return out;
 }
 
+std::string argName(const ir::OpCall& call, size_t k) {
+  return k < call.argNames.size() ? call.argNames[k] : "arg" + std::to_string(k);
+}
+
 struct ArgText {
   std::string name;
   std::string text;
@@ -80,7 +84,7 @@ std::vector<ArgText> argTexts(const ir::OpCall& call) {
   for (size_t k = 0; k < call.args.size(); ++k) {
     const ir::ArgValue& a = call.args[k];
     ArgText t;
-    t.name = k < call.argNames.size() ? call.argNames[k] : "arg" + std::to_string(k);
+    t.name = argName(call, k);
     using Kind = ir::ArgValue::Kind;
     switch (a.kind) {
       case Kind::kTensor:
@@ -308,8 +312,7 @@ std::vector<ShapeEntry> traceShapes(const TraceSummary& trace) {
     const ir::OpCall& call = *trace.nodes[i].call;
     for (size_t k = 0; k < call.args.size(); ++k) {
       const ir::ArgValue& a = call.args[k];
-      const std::string name =
-          k < call.argNames.size() ? call.argNames[k] : "arg" + std::to_string(k);
+      const std::string name = argName(call, k);
       auto add = [&](const ir::TensorRef& t) {
         if (!t.present()) return;
         std::vector<int64_t> dims = t.sizes;

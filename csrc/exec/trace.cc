@@ -258,7 +258,6 @@ void flushLocked(Trace& t, const std::string& reason) {
   if (span.active()) {
     span.detail("reason", reason);
     span.detail("ops", static_cast<int64_t>(t.nodes.size()));
-    span.detail("device", t.device);
   }
   if (t.capturing) {
     throw runtime::Error(runtime::ErrorCode::kFailedPrecondition,
@@ -396,7 +395,7 @@ void flushLocked(Trace& t, const std::string& reason) {
   runtime::ExecuteOptions opts;
   opts.device = t.device;
   runtime::ExecuteResult r;
-  const int64_t launchNs = profiling() ? profileClockNs() : 0;
+  const int64_t launchNs = launchClockNs();
   try {
     r = program->exe->execute(args, opts);
     if (launchNs != 0) {

@@ -7,6 +7,7 @@
 #include "exec/profile_events.h"
 #include "exec/recompile_explainer.h"
 #include "tests/hlo_testing.h"
+#include "tests/ir_testing.h"
 
 namespace torchtpu::exec {
 namespace {
@@ -15,23 +16,8 @@ using hlo::test::f32;
 using runtime::ElementType;
 using testing::HostArray;
 
-ir::TensorRef view(int array, std::vector<int64_t> sizes, std::vector<int64_t> strides,
-                   int64_t offset = 0) {
-  ir::TensorRef t;
-  t.array = array;
-  t.dtype = ElementType::kF32;
-  t.sizes = std::move(sizes);
-  t.strides = std::move(strides);
-  t.offset = offset;
-  return t;
-}
-
-ir::ArgValue tensorArg(ir::TensorRef t) {
-  ir::ArgValue a;
-  a.kind = ir::ArgValue::Kind::kTensor;
-  a.tensor = std::move(t);
-  return a;
-}
+using ir::test::tensorArg;
+using ir::test::view;
 
 // aten::add(self, other, alpha) over arrays 0 and 1, alpha a runtime f64.
 ir::OpCall addCall(const std::string& op, ir::TensorRef self, ir::TensorRef other,

@@ -3,29 +3,15 @@
 #include <gtest/gtest.h>
 
 #include "ir/op_call.h"
+#include "tests/ir_testing.h"
 
 namespace torchtpu::ir {
 namespace {
 
 using runtime::ElementType;
 
-TensorRef view(int array, std::vector<int64_t> sizes, std::vector<int64_t> strides,
-               int64_t offset = 0) {
-  TensorRef t;
-  t.array = array;
-  t.dtype = ElementType::kF32;
-  t.sizes = std::move(sizes);
-  t.strides = std::move(strides);
-  t.offset = offset;
-  return t;
-}
-
-ArgValue tensorArg(TensorRef t) {
-  ArgValue a;
-  a.kind = ArgValue::Kind::kTensor;
-  a.tensor = std::move(t);
-  return a;
-}
+using test::tensorArg;
+using test::view;
 
 // aten::mul.Tensor(self, other) on views of one f32[12] storage, with a
 // runtime scalar.

@@ -8,6 +8,7 @@
 #include "lower/lowering.h"
 #include "lower/views.h"
 #include "tests/hlo_testing.h"
+#include "tests/ir_testing.h"
 
 namespace torchtpu::lower {
 namespace {
@@ -19,14 +20,9 @@ using testing::HostArray;
 
 constexpr int64_t kStorage = 12;
 
+// A view of the storage (call array 0).
 ir::TensorRef view(std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) {
-  ir::TensorRef t;
-  t.array = 0;
-  t.dtype = ElementType::kF32;
-  t.sizes = std::move(sizes);
-  t.strides = std::move(strides);
-  t.offset = offset;
-  return t;
+  return ir::test::view(0, std::move(sizes), std::move(strides), offset);
 }
 
 // The storage index of each element of the view, in row-major order.
