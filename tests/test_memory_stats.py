@@ -1,6 +1,7 @@
 """Memory statistics as in torch.cuda, per device: memory_allocated and its peak,
 memory_reserved, reset_peak/accumulated, memory_stats' keys, memory_summary;
-and an out-of-memory error that names the largest arrays alive."""
+and an out-of-memory error that names the largest arrays alive and what made
+each of them."""
 
 from __future__ import annotations
 
@@ -58,9 +59,52 @@ def test_summary_lists_the_largest_arrays() -> None:
     big = torch.zeros(512, 1024, device="tpu")
     text = torch.tpu.memory_summary()
     assert "Allocated memory" in text
-    assert "f32[524288] (2.00 MiB)" in text, text
+    assert "f32[512, 1024] (2.00 MiB)" in text, text
     assert "Largest" not in torch.tpu.memory_summary(abbreviated=True)
     del big
+
+
+@pytest.mark.parametrize("mode", ["strict", "defer"])
+def test_summary_says_what_made_each_array(mode: str) -> None:
+    with torchtpu.mode(mode):
+        a = torch.ones(640, 1000, device="tpu")
+        b = a.mm(a.t())  # 640 x 640
+        host = torch.randn(700, 1000).to("tpu")
+        text = torch.tpu.memory_summary()
+    assert "f32[640, 640] (1.56 MiB), made by aten::mm" in text, text
+    assert "f32[700, 1000] (2.67 MiB), made by a copy from the host" in text, text
+    del a, b, host
+
+
+@pytest.mark.parametrize("mode", ["strict", "defer"])
+def test_arrays_written_in_place_keep_their_tensors_shape(mode: str) -> None:
+    with torchtpu.mode(mode):
+        w = torch.randn(300, 1000).to("tpu")
+        w.mul_(2)  # a whole write: a new array, labelled [300, 1000]
+        w[1:3].add_(1)  # a write through a view: the new array keeps the shape
+        text = torch.tpu.memory_summary()
+    assert "f32[300, 1000] (1.14 MiB), made by aten::add_.Tensor" in text, text
+    del w
+
+
+SOURCE_LINES = """
+import torch, torchtpu
+torchtpu.set_mode("{mode}")
+a = torch.ones(512, 1024, device="tpu")
+b = a * 3  # the line
+c = torch.randn(600, 1024).to("tpu")
+print(torch.tpu.memory_summary())
+"""
+
+
+@pytest.mark.parametrize("mode", ["strict", "defer"])
+def test_with_source_lines_the_summary_names_the_users_line(mode: str) -> None:
+    r = run_python(SOURCE_LINES.format(mode=mode), TORCHTPU_SOURCE_LINES="1")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "f32[512, 1024] (2.00 MiB), made by aten::mul.Tensor at <string>:5" in r.stdout, r.stdout
+    assert "f32[600, 1024] (2.34 MiB), made by a copy from the host at <string>:6" in r.stdout, (
+        r.stdout
+    )
 
 
 PER_DEVICE = """
@@ -101,7 +145,8 @@ print("ooms", torch.tpu.memory_stats()["num_ooms"])
 def test_out_of_memory_names_the_largest_arrays_alive() -> None:
     r = run_python(OOM)
     assert r.returncode == 0, r.stderr[-3000:]
-    assert "the largest arrays alive are f32[3145728] (12.0 MiB) on device 0" in r.stdout, r.stdout
+    expected = "the largest arrays alive are f32[3, 1024, 1024] (12.0 MiB) on device 0, made by aten::zero_"
+    assert expected in r.stdout, r.stdout
     assert "ooms 1" in r.stdout, r.stdout
 
 

@@ -302,7 +302,10 @@ def memory_summary(device: Any = None, abbreviated: bool = False) -> str:
         largest = _C._largest_live_arrays(idx, 5)
         if largest:
             lines.append("Largest arrays alive:")
-            lines.extend(f"  {t} ({_human(int(b))})" for _, t, b in largest)
+            lines.extend(
+                f"  {t} ({_human(int(b))})" + (f", made by {o}" if o else "")
+                for _, t, b, o in largest
+            )
     return "\n".join(lines) + "\n"
 
 

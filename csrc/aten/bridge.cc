@@ -319,7 +319,7 @@ class CallBuilder {
     auto buffer = exec::client()->toDevice(c.data_ptr(), ref.dtype, ref.sizes, device());
     exec::metrics().hostToDeviceBytes += static_cast<int64_t>(c.nbytes());
     ref.array = static_cast<int>(storages_.size());
-    auto a = std::make_shared<exec::DeviceArray>(std::move(buffer));
+    auto a = std::make_shared<exec::DeviceArray>(std::move(buffer), hostCopyOrigin());
     call_.arrays.push_back(a->type());
     call_.zeroArrays.push_back(false);
     addArray(std::move(a), nullptr);
@@ -775,6 +775,32 @@ void rethrowRuntimeError(const std::exception& e, const std::string& what) {
   TORCH_CHECK(false, "torchtpu: ", what, " failed: ", e.what());
 }
 
+namespace {
+// The arrays an op writes through a view that covers them whole, with that
+// view's shape (what memory reports show for them): array index -> sizes.
+std::vector<std::pair<int, std::vector<int64_t>>> wholeWrites(const ir::OpCall& call) {
+  std::vector<std::pair<int, std::vector<int64_t>>> out;
+  for (const ir::OpCall::WriteTarget& wb : call.writeBack) {
+    if (wb.arg < 0) continue;
+    const ir::ArgValue& a = call.args[static_cast<size_t>(wb.arg)];
+    const ir::TensorRef& ref =
+        wb.element < 0 ? a.tensor : a.tensors[static_cast<size_t>(wb.element)];
+    if (ref.present() && ref.isWholeArray(call.arrays[static_cast<size_t>(ref.array)])) {
+      out.emplace_back(ref.array, ref.sizes);
+    }
+  }
+  return out;
+}
+
+const std::vector<int64_t>* shapeWritten(
+    const std::vector<std::pair<int, std::vector<int64_t>>>& whole, int array) {
+  for (const auto& [a, shape] : whole) {
+    if (a == array) return &shape;
+  }
+  return nullptr;
+}
+}  // namespace
+
 void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
   const OpInfo& info = opInfo(schema);
@@ -881,6 +907,7 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     for (size_t e = 0; e < r.sizes.size(); ++e) layouts.emplace_back(r.sizes[e], r.strides[e]);
   }
   std::vector<at::Tensor> newResults;
+  const auto whole = wholeWrites(b.call_);
   if (defer) {
     exec::RecordedOutputs rec;
     const int device = b.device();
@@ -894,11 +921,17 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     }
     for (size_t k = 0; k < rec.updatedArrayIndex.size(); ++k) {
       exec::DeviceStorage* ds = b.storages_[rec.updatedArrayIndex[k]];
+      if (const auto* shape = shapeWritten(whole, rec.updatedArrayIndex[k])) {
+        rec.updatedArrays[k]->shape = *shape;
+        rec.updatedArrays[k]->hasShape = true;
+      }
       if (ds != nullptr) ds->setPending(std::move(rec.updatedArrays[k]));
     }
     newResults.reserve(rec.newResults.size());
     for (size_t k = 0; k < rec.newResults.size(); ++k) {
       const exec::PendingPtr& p = rec.newResults[k];
+      p->shape.assign(layouts[k].first.begin(), layouts[k].first.end());
+      p->hasShape = true;
       at::Tensor t = newResultTensor(layouts[k].first, layouts[k].second, p->type.dtype, device);
       deviceStorage(t).setPending(p);
       newResults.push_back(std::move(t));
@@ -906,16 +939,26 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   } else {
     exec::LaunchResult launched;
     try {
-      launched = exec::launch(*compiled, b.arrays_, b.call_.scalars, b.scalars_, b.device());
+      // With source lines on, its arrays name the user's line too.
+      exec::ArrayOrigin origin;
+      if (exec::sourceLinesEnabled()) origin = exec::makeOrigin(name, userSourceLine());
+      launched = exec::launch(*compiled, b.arrays_, b.call_.scalars, b.scalars_, b.device(),
+                              std::move(origin));
     } catch (const std::exception& e) {
       rethrowRuntimeError(e, name);
     }
     for (size_t k = 0; k < compiled->program.updatedArrays.size(); ++k) {
-      exec::DeviceStorage* ds = b.storages_[compiled->program.updatedArrays[k]];
+      const int index = compiled->program.updatedArrays[k];
+      if (const auto* shape = shapeWritten(whole, index)) {
+        exec::labelShape(*launched.updatedArrays[k], *shape);
+      }
+      exec::DeviceStorage* ds = b.storages_[index];
       if (ds != nullptr) ds->setArray(launched.updatedArrays[k]);
     }
     for (size_t k = 0; k < launched.newResults.size(); ++k) {
       const exec::ArrayPtr& array = launched.newResults[k];
+      exec::labelShape(*array,
+                       std::vector<int64_t>(layouts[k].first.begin(), layouts[k].first.end()));
       at::Tensor t =
           newResultTensor(layouts[k].first, layouts[k].second, array->type().dtype, b.device());
       deviceStorage(t).setArray(array);

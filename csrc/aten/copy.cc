@@ -7,6 +7,7 @@
 #include "aten/bridge.h"
 #include "aten/call_contract.h"
 #include "aten/dtype.h"
+#include "aten/python_source.h"
 #include "aten/storage.h"
 #include "aten/without_gil.h"
 #include "exec/metrics.h"
@@ -70,7 +71,8 @@ at::Tensor toDevice(const at::Tensor& src, c10::ScalarType dtype, int device) {
     const runtime::ElementType et = requireElementType(dtype);
     std::vector<int64_t> dims(host.sizes().begin(), host.sizes().end());
     auto buffer = exec::client()->toDevice(host.data_ptr(), et, dims, device);
-    deviceStorage(out).setArray(std::make_shared<exec::DeviceArray>(std::move(buffer)));
+    deviceStorage(out).setArray(
+        std::make_shared<exec::DeviceArray>(std::move(buffer), hostCopyOrigin()));
   } catch (const c10::Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -98,7 +100,8 @@ void uploadWhole(const at::Tensor& dst, const at::Tensor& src) {
     const runtime::ElementType et = requireElementType(dst.scalar_type());
     std::vector<int64_t> dims(host.sizes().begin(), host.sizes().end());
     auto buffer = exec::client()->toDevice(host.data_ptr(), et, dims, dst.device().index());
-    deviceStorage(dst).setArray(std::make_shared<exec::DeviceArray>(std::move(buffer)));
+    deviceStorage(dst).setArray(
+        std::make_shared<exec::DeviceArray>(std::move(buffer), hostCopyOrigin()));
   } catch (const c10::Error&) {
     throw;
   } catch (const std::exception& e) {

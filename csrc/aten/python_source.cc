@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "exec/trace.h"
+
 namespace torchtpu::aten {
 namespace {
 
@@ -33,6 +35,12 @@ std::string userSourceLine() {
   }
   PyGILState_Release(gil);
   return out;
+}
+
+exec::ArrayOrigin hostCopyOrigin() {
+  static const auto* plain = new exec::ArrayOrigin(exec::makeOrigin("a copy from the host"));
+  if (!exec::sourceLinesEnabled()) return *plain;
+  return exec::makeOrigin("a copy from the host", userSourceLine());
 }
 
 }  // namespace torchtpu::aten

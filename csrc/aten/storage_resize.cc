@@ -100,7 +100,8 @@ exec::ArrayPtr reinterpretArray(const exec::ArrayPtr& array, ElementType dtype) 
               runtime::elementTypeName(old.dtype), ") as ", runtime::elementTypeName(dtype),
               " elements of ", width, " bytes");
   try {
-    return exec::runProgram(reinterpretProgram(old, dtype), {array}, array->device())[0];
+    return exec::runProgram(reinterpretProgram(old, dtype), {array}, array->device(),
+                            array->sharedOrigin())[0];
   } catch (const c10::Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -131,7 +132,8 @@ void resizeStorageBytes(const c10::Storage& storage, size_t nbytes) {
     const int64_t count = static_cast<int64_t>(nbytes / item);
     std::vector<exec::ArrayPtr> out;
     try {
-      out = exec::runProgram(resizeProgram(old, count), {array}, ds.device());
+      out =
+          exec::runProgram(resizeProgram(old, count), {array}, ds.device(), array->sharedOrigin());
     } catch (const c10::Error&) {
       throw;
     } catch (const std::exception& e) {

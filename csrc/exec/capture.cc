@@ -234,7 +234,8 @@ std::vector<ArrayPtr> CapturedGraph::run(const std::vector<DeviceStorage*>& inpu
   trackLaunch(device_, std::move(r.done));
   std::vector<ArrayPtr> produced;
   produced.reserve(r.outputs.size());
-  for (auto& b : r.outputs) produced.push_back(std::make_shared<DeviceArray>(std::move(b)));
+  const ArrayOrigin origin = makeOrigin("compiled graph '" + name_ + "'");
+  for (auto& b : r.outputs) produced.push_back(std::make_shared<DeviceArray>(std::move(b), origin));
   for (const auto& [input, output] : mutations_) inputs[input]->setArray(produced[output]);
   std::vector<ArrayPtr> out;
   out.reserve(outputs_.size());

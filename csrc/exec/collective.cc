@@ -219,10 +219,11 @@ std::vector<std::vector<ArrayPtr>> runCollective(
   metrics().launches += 1;
   metrics().compiledCollectives += 1;
   std::vector<std::vector<ArrayPtr>> out(n);
+  const ArrayOrigin origin = makeOrigin(name);
   for (int64_t d = 0; d < n; ++d) {
     trackLaunch(devices[d], std::move(results[d].done));
     for (auto& b : results[d].outputs)
-      out[d].push_back(std::make_shared<DeviceArray>(std::move(b)));
+      out[d].push_back(std::make_shared<DeviceArray>(std::move(b), origin));
   }
   return out;
 }

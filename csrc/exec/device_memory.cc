@@ -74,6 +74,34 @@ void noteFreed(const DeviceArray& array) {
   live().erase(&array);
 }
 
+void labelShape(DeviceArray& array, const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  if (n != array.type().numElements()) return;
+  std::lock_guard<std::mutex> lock(liveMu);
+  array.shape_ = shape;
+  array.hasShape_ = true;
+}
+
+void inheritShape(DeviceArray& array, const DeviceArray& from) {
+  if (&array == &from || array.type().numElements() != from.type().numElements()) return;
+  std::lock_guard<std::mutex> lock(liveMu);
+  if (array.hasShape_ || !from.hasShape_) return;
+  array.shape_ = from.shape_;
+  array.hasShape_ = true;
+}
+
+bool labelledShape(const DeviceArray& array, std::vector<int64_t>& shape) {
+  std::lock_guard<std::mutex> lock(liveMu);
+  if (array.hasShape_) shape = array.shape_;
+  return array.hasShape_;
+}
+
+hlo::TensorType DeviceArray::reportedType() const {
+  if (!hasShape_) return type();
+  return {buffer_.elementType(), shape_};
+}
+
 void noteOutOfMemory(int device) { slot(device).outOfMemory += 1; }
 
 DeviceMemoryStats deviceMemoryStats(int device) {
@@ -122,7 +150,7 @@ std::vector<LiveArray> largestLiveArrays(int device, size_t n) {
     std::lock_guard<std::mutex> lock(liveMu);
     for (const DeviceArray* a : live()) {
       if (device >= 0 && a->device() != device) continue;
-      all.push_back({a->device(), a->type(), a->bytes()});
+      all.push_back({a->device(), a->reportedType(), a->bytes(), a->origin()});
     }
   }
   const size_t k = std::min(n, all.size());
@@ -138,6 +166,7 @@ std::string describeLargestLiveArrays(int device, size_t n) {
     if (!out.empty()) out += ", ";
     out +=
         arrayLabel(a.type) + " (" + humanBytes(a.bytes) + ") on device " + std::to_string(a.device);
+    if (!a.origin.empty()) out += ", made by " + a.origin;
   }
   return out;
 }

@@ -29,6 +29,15 @@ void noteAllocated(const DeviceArray& array);
 void noteFreed(const DeviceArray& array);
 void noteOutOfMemory(int device);
 
+// The shape of the tensor an array holds (DeviceArray::reportedType); ignored
+// when its element count differs from the array's.
+void labelShape(DeviceArray& array, const std::vector<int64_t>& shape);
+// `array` replaces `from` in a storage: it takes `from`'s shape unless it has
+// one of its own.
+void inheritShape(DeviceArray& array, const DeviceArray& from);
+// The shape `array` was labelled with, if any.
+bool labelledShape(const DeviceArray& array, std::vector<int64_t>& shape);
+
 DeviceMemoryStats deviceMemoryStats(int device);
 // Peaks start again from what is allocated now.
 void resetPeakDeviceMemory(int device);
@@ -39,8 +48,9 @@ struct LiveArray {
   int device = 0;
   hlo::TensorType type;
   size_t bytes = 0;
+  std::string origin;  // what made it ("" when not known)
 };
-// "f32[3145728]": an array's element type and dims (storages are flat arrays).
+// "f32[512, 1024]": an element type and dims.
 std::string arrayLabel(const hlo::TensorType& type);
 
 // The `n` largest arrays alive on `device` (-1: any), largest first.

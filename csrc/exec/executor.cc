@@ -62,6 +62,7 @@ namespace {
 std::shared_ptr<CompiledOp> compileNew(const ir::OpCall& call, bool withChecks) {
   auto op = std::make_shared<CompiledOp>();
   op->name = call.op;
+  op->origin = makeOrigin(call.op);
   op->program = buildOpProgram(call, withChecks);
   op->results = call.results;
   op->exe =
@@ -117,7 +118,7 @@ std::shared_ptr<const CompiledOp> compileOpCall(const ir::OpCall& call, const st
 
 LaunchResult launch(const CompiledOp& op0, const std::vector<ArrayPtr>& arrays,
                     const std::vector<hlo::TensorType>& scalarTypes,
-                    const std::vector<HostScalar>& scalars, int device) {
+                    const std::vector<HostScalar>& scalars, int device, ArrayOrigin origin) {
   // launch_blocking mode runs the op's checked program, when it has checks.
   const bool checked = op0.call != nullptr && launchMode() == LaunchMode::kLaunchBlocking;
   const CompiledOp& op = checked ? checkedVariant(op0) : op0;
@@ -148,13 +149,14 @@ LaunchResult launch(const CompiledOp& op0, const std::vector<ArrayPtr>& arrays,
     r.outputs.pop_back();
   }
 
+  if (origin == nullptr) origin = op0.origin;
   LaunchResult out;
   size_t j = 0;
   for (; j < static_cast<size_t>(op.program.numNewResults); ++j) {
-    out.newResults.push_back(std::make_shared<DeviceArray>(std::move(r.outputs[j])));
+    out.newResults.push_back(std::make_shared<DeviceArray>(std::move(r.outputs[j]), origin));
   }
   for (; j < r.outputs.size(); ++j) {
-    out.updatedArrays.push_back(std::make_shared<DeviceArray>(std::move(r.outputs[j])));
+    out.updatedArrays.push_back(std::make_shared<DeviceArray>(std::move(r.outputs[j]), origin));
   }
   return out;
 }
@@ -181,7 +183,7 @@ std::shared_ptr<runtime::Executable> programFor(const std::string& text, const s
 }
 
 std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<ArrayPtr>& args,
-                                 int device) {
+                                 int device, const ArrayOrigin& origin) {
   std::shared_ptr<runtime::Executable> exe = programFor(text, "an internal program");
   std::vector<const runtime::Buffer*> ptrs;
   for (const ArrayPtr& a : args) ptrs.push_back(&a->buffer());
@@ -193,7 +195,7 @@ std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<Arra
   metrics().launches += 1;
   trackLaunch(device, std::move(r.done));
   std::vector<ArrayPtr> out;
-  for (auto& b : r.outputs) out.push_back(std::make_shared<DeviceArray>(std::move(b)));
+  for (auto& b : r.outputs) out.push_back(std::make_shared<DeviceArray>(std::move(b), origin));
   return out;
 }
 

@@ -23,7 +23,8 @@ namespace torchtpu::exec {
 using HostScalar = std::vector<uint8_t>;
 
 struct CompiledOp {
-  std::string name;  // the op ("aten::add.Tensor")
+  std::string name;    // the op ("aten::add.Tensor")
+  ArrayOrigin origin;  // its name, as the origin of the arrays it makes
   OpProgram program;
   std::shared_ptr<runtime::Executable> exe;
   std::vector<hlo::TensorType> results;  // the call's expected results
@@ -63,9 +64,11 @@ struct LaunchResult {
 // program creates as zeros) and scalars. In launch_blocking mode an op with
 // device-side checks runs its checked program, waits, and throws
 // DeviceCheckError for the first check that failed (nothing is written then).
+// The arrays it makes carry `origin` (the op's name when null).
 LaunchResult launch(const CompiledOp& op, const std::vector<ArrayPtr>& arrays,
                     const std::vector<hlo::TensorType>& scalarTypes,
-                    const std::vector<HostScalar>& scalars, int device);
+                    const std::vector<HostScalar>& scalars, int device,
+                    ArrayOrigin origin = nullptr);
 
 // The executable of a whole program compiled with `options`: compiled
 // (through the persistent compile cache) on first use, then kept in memory,
@@ -76,9 +79,9 @@ std::shared_ptr<runtime::Executable> programFor(const std::string& text, const s
                                                 const ProgramOrigin& origin = {});
 
 // Compiles (cached by text) and runs a whole program; used by copies and
-// other runtime-internal programs.
+// other runtime-internal programs. Its results carry `origin`.
 std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<ArrayPtr>& args,
-                                 int device);
+                                 int device, const ArrayOrigin& origin = nullptr);
 
 // Remembers a launch's completion event for synchronize() (in launch_blocking
 // mode: waits for it now).

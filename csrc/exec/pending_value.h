@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "exec/device_array.h"
 #include "hlo/types.h"
@@ -17,6 +18,9 @@ struct PendingValue {
   int device = 0;
   uint64_t owner = 0;  // the trace's owner (exec/trace_owner.h)
   ArrayPtr resolved;   // set by the flush that computed it
+  // The shape of the tensor it holds, for memory reports (DeviceArray::reportedType).
+  std::vector<int64_t> shape;
+  bool hasShape = false;
 };
 
 using PendingPtr = std::shared_ptr<PendingValue>;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "exec/compile_cache.h"
+#include "exec/device_memory.h"
 #include "exec/metrics.h"
 #include "exec/op_program.h"
 #include "exec/profile_events.h"
@@ -435,8 +436,23 @@ void flushLocked(Trace& t, const std::string& reason) {
   metrics().addFlush(reason);
   metrics().fusedOps += static_cast<int64_t>(t.nodes.size());
   trackLaunch(t.device, std::move(r.done));
+  // Each output names the op that made it (and its Python line, when recorded).
+  std::unordered_map<int, const Node*> producer;
+  producer.reserve(live.size());
+  for (const PendingPtr& p : live) producer.emplace(p->id, nullptr);
+  for (const Node& n : t.nodes) {
+    for (int v : n.outputs) {
+      auto it = producer.find(v);
+      if (it != producer.end()) it->second = &n;
+    }
+  }
+  std::unordered_map<const Node*, ArrayOrigin> origins;
   for (size_t o = 0; o < live.size(); ++o) {
-    live[o]->resolved = std::make_shared<DeviceArray>(std::move(r.outputs[o]));
+    const Node* n = producer[live[o]->id];
+    ArrayOrigin& origin = origins[n];
+    if (origin == nullptr && n != nullptr) origin = makeOrigin(n->call.op, n->source);
+    live[o]->resolved = std::make_shared<DeviceArray>(std::move(r.outputs[o]), origin);
+    if (live[o]->hasShape) labelShape(*live[o]->resolved, live[o]->shape);
   }
 
   t.reset();

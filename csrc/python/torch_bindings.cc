@@ -165,7 +165,7 @@ void bindTorch(py::module_& m) {
       [](int device, size_t n) {
         py::list out;
         for (const exec::LiveArray& a : exec::largestLiveArrays(device, n)) {
-          out.append(py::make_tuple(a.device, exec::arrayLabel(a.type), a.bytes));
+          out.append(py::make_tuple(a.device, exec::arrayLabel(a.type), a.bytes, a.origin));
         }
         return out;
       },
