@@ -145,9 +145,8 @@ print("ooms", torch.tpu.memory_stats()["num_ooms"])
 def test_out_of_memory_names_the_largest_arrays_alive() -> None:
     r = run_python(OOM)
     assert r.returncode == 0, r.stderr[-3000:]
-    expected = (
-        "the largest arrays alive are f32[3, 1024, 1024] (12.0 MiB) on device 0, made by aten::zero_"
-    )
+    expected = "the largest arrays alive are f32[3, 1024, 1024] (12.0 MiB) on device 0"
+    expected += ", made by aten::zero_"
     assert expected in r.stdout, r.stdout
     assert "ooms 1" in r.stdout, r.stdout
 
