@@ -1,6 +1,6 @@
 # torchtpu: the two commands of the README, and their building blocks.
 #   make run    set up (if needed) and run the main job on the embedded CPU plugin
-#   make test   set up (if needed) and run every test (ctest, then pytest), then
+#   make test   set up (if needed) and run every test (lint, ctest, then pytest), then
 #               the C++ suites and a pytest smoke subset on the second torch (test-torch214)
 #   make coverage  the full OpInfo sweep -> docs/coverage.{md,json}
 # Both are idempotent: a second run skips the steps whose inputs did not change.
@@ -9,7 +9,6 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
-CPP_BUILD := build/cpp
 CSRC := $(shell find csrc -name '*.cc' -o -name '*.h') CMakeLists.txt pyproject.toml \
         $(wildcard cmake/*.cmake)
 PYTEST_ARGS ?=
@@ -42,13 +41,26 @@ DEPS214 := torch==2.14.1 torchvision==0.29.1 triton==3.8.0 cuda-bindings==13.5.0
 PYTEST214 ?= tests/test_device.py tests/test_modes.py tests/test_compile.py \
              tests/test_torch_compat.py "tests/models/test_models.py::test_model_trains_as_on_cpu[gpt-strict]"
 
+# How both torch releases build: the extension, the torch-free core and the C++ suites
+# in one CMake build per release (the core compiles once per build folder), warnings
+# as errors, pjrt_c_api.h from one folder (build/pjrt_include, copied from the
+# xla-cpu-pjrt wheel), and through ccache (Debian's, installed by setup) with the
+# checkout as its base folder: the core and the C++ suites compile only once for the
+# two releases; only the torch-facing files compile again.
+PJRT_INCLUDE := build/pjrt_include
+export CCACHE_BASEDIR := $(CURDIR)
+CCACHE = $(shell command -v ccache 2>/dev/null)
+BUILD_DEFS = -C cmake.define.TORCHTPU_BUILD_TESTS=ON -C cmake.define.TORCHTPU_WERROR=ON \
+             -C cmake.define.PJRT_C_API_INCLUDE_DIR=$(abspath $(PJRT_INCLUDE)) \
+             $(if $(CCACHE),-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
+
 .PHONY: run test bench coverage fuzz setup build cpp-test py-test format lint clean \
         setup-torch214 build-torch214 test-torch214 accelerator-check accelerator-files
 
 run: build
 	$(PY) examples/train.py
 
-test: build lint cpp-test py-test
+test: build lint cpp-test py-test test-torch214
 
 # Side-by-side benchmarks (JSON, markdown table and plot in benchmarks/results/).
 bench: build
@@ -64,7 +76,7 @@ coverage: build
 fuzz: build
 	$(PY) tests/fuzz/run.py --programs 10000 --mode all $(FUZZ_ARGS)
 
-setup: $(VENV)/.stamp-deps /usr/include/gtest/gtest.h
+setup: $(VENV)/.stamp-deps /usr/include/gtest/gtest.h /usr/bin/ccache
 
 $(VENV)/.stamp-deps: pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -77,19 +89,29 @@ $(VENV)/.stamp-deps: pyproject.toml Makefile
 	apt-get install -y -q libgtest-dev >/dev/null 2>&1 || \
 	  (apt-get update -q >/dev/null && apt-get install -y -q libgtest-dev >/dev/null)
 
+/usr/bin/ccache:
+	@echo "installing ccache (Debian's)"
+	apt-get install -y -q ccache >/dev/null 2>&1 || \
+	  (apt-get update -q >/dev/null && apt-get install -y -q ccache >/dev/null)
+
+$(PJRT_INCLUDE)/pjrt_c_api.h: $(VENV)/.stamp-deps
+	mkdir -p $(PJRT_INCLUDE)
+	cp "$$($(PY) -c 'import xla_plugins.xla_cpu_pjrt as p, os; print(os.path.dirname(p.__file__))')/include/pjrt_c_api.h" $@
+
 build: setup $(VENV)/.stamp-build
 
-$(VENV)/.stamp-build: $(CSRC) $(VENV)/.stamp-deps
-	@echo "building torchtpu._C"
+# torchtpu._C (editable install, build/py) and, in the same build, the C++ suites.
+$(VENV)/.stamp-build: $(CSRC) $(VENV)/.stamp-deps $(PJRT_INCLUDE)/pjrt_c_api.h
+	@echo "building torchtpu._C and the C++ suites"
 	@touch $@.start   # the stamp carries the start time: edits made during the build rebuild next time
-	$(PIP) install --no-build-isolation --no-deps -e .
+	$(PIP) install --no-build-isolation --no-deps $(BUILD_DEFS) -e .
 	@mv $@.start $@
 
 # The same source against torch 2.14.1: set up .venv214, build torchtpu._C into it
 # (editable, from build/py214) together with the C++ suites (one build of the core
 # for both), run those on .venv214's plugins, then the pytest subset. (-Werror is
 # the default build's: cpp-test compiles the same torch-free C++ with it.)
-setup-torch214: $(VENV214)/.stamp-deps /usr/include/gtest/gtest.h
+setup-torch214: $(VENV214)/.stamp-deps /usr/include/gtest/gtest.h /usr/bin/ccache
 
 $(VENV214)/.stamp-deps: pyproject.toml Makefile
 	@test -x $(PY214) || $(PYTHON) -m venv $(VENV214)
@@ -98,11 +120,10 @@ $(VENV214)/.stamp-deps: pyproject.toml Makefile
 
 build-torch214: setup-torch214 $(VENV214)/.stamp-build
 
-$(VENV214)/.stamp-build: $(CSRC) $(VENV214)/.stamp-deps
+$(VENV214)/.stamp-build: $(CSRC) $(VENV214)/.stamp-deps $(PJRT_INCLUDE)/pjrt_c_api.h
 	@echo "building torchtpu._C against torch 2.14.1"
 	@touch $@.start
-	$(PIP214) install --no-build-isolation --no-deps -C build-dir=$(PY_BUILD214) \
-	  -C cmake.define.TORCHTPU_BUILD_TESTS=ON -e .
+	$(PIP214) install --no-build-isolation --no-deps -C build-dir=$(PY_BUILD214) $(BUILD_DEFS) -e .
 	@mv $@.start $@
 
 test-torch214: build-torch214
@@ -116,18 +137,13 @@ test-torch214: build-torch214
 accelerator-check:
 	tools/accelerator_check.sh $(ACCEL_ARGS)
 
-accelerator-files: setup
-	mkdir -p build/pjrt_include
-	cp "$$($(PY) -c 'import xla_plugins.xla_cpu_pjrt as p, os; print(os.path.dirname(p.__file__))')/include/pjrt_c_api.h" build/pjrt_include/
+accelerator-files: setup $(PJRT_INCLUDE)/pjrt_c_api.h
 	$(PIP) download -q --no-deps --only-binary=:all: -d build/accel_wheels \
 	  pytest==9.2.0 iniconfig==2.3.1 pluggy==1.7.0 packaging==26.4 pygments==2.21.0
 
-cpp-test: setup
-	@test -f $(CPP_BUILD)/build.ninja || \
-	  cmake -S . -B $(CPP_BUILD) -G Ninja -DTORCHTPU_BUILD_TESTS=ON -DTORCHTPU_BUILD_PYTHON=OFF \
-	    -DTORCHTPU_WERROR=ON -DPython_EXECUTABLE=$(abspath $(PY)) >/dev/null
-	cmake --build $(CPP_BUILD)
-	ctest --test-dir $(CPP_BUILD) --output-on-failure
+# The C++ suites (built with the extension, in build/py), on both CPU plugins.
+cpp-test: build
+	ctest --test-dir build/py --output-on-failure
 
 py-test: build
 	$(PY) -m pytest -q $(PYTEST_ARGS)

@@ -50,7 +50,7 @@ TEST(Plugin, TextFileIsNotAPlugin) {
 
 TEST(Plugin, LibraryWithoutGetPjrtApiIsRefused) {
   try {
-    Plugin::load(TORCHTPU_NOT_A_PLUGIN);
+    Plugin::load(testing::builtLibrary("TORCHTPU_NOT_A_PLUGIN"));
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
@@ -60,7 +60,7 @@ TEST(Plugin, LibraryWithoutGetPjrtApiIsRefused) {
 
 TEST(Plugin, IncompatibleMajorVersionIsRefused) {
   try {
-    Plugin::load(TORCHTPU_FAKE_PLUGIN);
+    Plugin::load(testing::builtLibrary("TORCHTPU_FAKE_PLUGIN"));
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kFailedPrecondition);

@@ -3,11 +3,20 @@
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 
 #include "runtime/discovery.h"
 #include "runtime/plugin.h"
 
 namespace torchtpu::testing {
+
+std::string builtLibrary(const char* variable) {
+  const char* path = std::getenv(variable);
+  if (path == nullptr || *path == '\0') {
+    throw std::runtime_error(std::string(variable) + " is not set (run the tests through ctest)");
+  }
+  return path;
+}
 
 std::vector<std::string> siteDirs() {
   std::vector<std::string> dirs;

@@ -48,6 +48,11 @@ struct HostArray {
 // the automatic choice. Created once per process.
 std::shared_ptr<runtime::Client> testClient();
 
+// A library the build made for a test, by the environment variable ctest sets
+// to its path (TORCHTPU_FAKE_PLUGIN, TORCHTPU_NOT_A_PLUGIN); the paths are not
+// compiled in, so the test objects are the same in every build folder.
+std::string builtLibrary(const char* variable);
+
 // Directories searched for plugins (TORCHTPU_TEST_SITE_DIRS, set by ctest).
 std::vector<std::string> siteDirs();
 
