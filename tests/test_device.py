@@ -324,6 +324,37 @@ def test_pinned_host_memory_copies() -> None:
     assert torch.equal(out, a)
 
 
+FORK = """
+import os, sys, torch, torchtpu
+x = torch.ones(3, device="tpu")  # the parent starts the runtime
+pid = os.fork()
+if pid == 0:
+    a = torch.randn(4, requires_grad=True)  # CPU work in the child works
+    (a * 2).sum().backward()
+    try:
+        (torch.ones(2, device="tpu") + 1).cpu()
+        print("child: no error", flush=True)
+    except RuntimeError as e:
+        print("child error:", "forked" in str(e), "'spawn'" in str(e), flush=True)
+    print("child:", torch.tpu._is_in_bad_fork(), a.grad.tolist() == [2.0] * 4, flush=True)
+    del x  # the parent's buffer: let go of, not freed through the plugin
+    sys.exit(0)  # a normal exit runs the static destructors: nothing may hang
+_, status = os.waitpid(pid, 0)
+print("parent:", (x + 1).cpu().tolist(), torch.tpu._is_in_bad_fork(), status, flush=True)
+"""
+
+
+def test_a_forked_child_gets_a_clear_error_not_a_hang() -> None:
+    # A PJRT client's threads do not survive fork(): the child's first tpu op
+    # used to wait forever. As with CUDA, it raises and says to use 'spawn';
+    # CPU work in the child and the parent's own tpu work go on.
+    r = run_python(FORK)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "child error: True True" in r.stdout, r.stdout + r.stderr[-3000:]
+    assert "child: True True" in r.stdout, r.stdout
+    assert "parent: [2.0, 2.0, 2.0] False 0" in r.stdout, r.stdout
+
+
 def test_numpy_of_a_tpu_tensor_is_a_clear_error() -> None:
     with pytest.raises(TypeError, match=r"tpu.*\.cpu\(\)"):
         torch.ones(2, device="tpu").numpy()

@@ -151,13 +151,48 @@ def test_out_of_memory_names_the_largest_arrays_alive() -> None:
     assert "ooms 1" in r.stdout, r.stdout
 
 
-def test_mem_get_info_says_when_the_plugin_has_no_limit() -> None:
+def test_mem_get_info_is_the_plugins_limit_or_the_hosts_memory() -> None:
     from torchtpu import _plugin
 
     stats = _plugin.client().memory_stats(0) or {}
+    free, total = torch.tpu.mem_get_info()
     if stats.get("bytes_limit"):
-        free, total = torch.tpu.mem_get_info()
         assert 0 <= free <= total == stats["bytes_limit"]
-    else:
-        with pytest.raises(RuntimeError, match="reports no memory limit"):
-            torch.tpu.mem_get_info()
+    else:  # the XLA CPU plugin: its device memory is the host's
+        assert torchtpu.info().platform == "cpu"
+        page = os.sysconf("SC_PAGE_SIZE")
+        assert total == os.sysconf("SC_PHYS_PAGES") * page
+        assert 0 < free <= total
+    assert torch.accelerator.get_memory_info(0)[1] == total
+
+
+def test_torch_accelerator_memory_calls_use_torchtpus_accounting() -> None:
+    # torch.accelerator asks the allocator registered for the device type: it
+    # must be a c10::DeviceAllocator, or these raise an internal assert.
+    torch.tpu.reset_peak_memory_stats()
+    before = torch.accelerator.memory_allocated(0)
+    x = torch.ones(256, 1024, device="tpu")
+    assert torch.accelerator.memory_allocated(0) == before + x.nbytes
+    assert torch.accelerator.memory_allocated(0) == torch.tpu.memory_allocated(0)
+    assert torch.accelerator.max_memory_allocated(0) >= before + x.nbytes
+    stats = torch.accelerator.memory_stats(0)
+    assert stats["allocated_bytes.all.current"] == torch.tpu.memory_allocated(0)
+    assert stats["reserved_bytes.all.current"] == torch.tpu.memory_reserved(0)
+    torch.accelerator.empty_cache()  # nothing cached: a no-op
+    del x
+    torch.accelerator.reset_peak_memory_stats(0)
+    assert torch.accelerator.max_memory_allocated(0) == torch.accelerator.memory_allocated(0)
+
+
+def test_pinned_host_memory() -> None:
+    t = torch.randn(64, 64)
+    p = t.pin_memory()
+    assert p.is_pinned() and not t.is_pinned()
+    assert torch.equal(p, t)
+    assert torch.equal(p.to("tpu").cpu(), t)
+    torch.accelerator.empty_host_cache()  # was a segmentation fault after a tpu op
+    loader = torch.utils.data.DataLoader(
+        torch.utils.data.TensorDataset(torch.randn(8, 4)), batch_size=4, pin_memory=True
+    )
+    for (batch,) in loader:
+        assert batch.is_pinned()

@@ -25,7 +25,9 @@ def is_initialized() -> bool:
 
 
 def _is_in_bad_fork() -> bool:
-    return False
+    """True in a process forked after its parent started the tpu runtime: tpu
+    ops raise there (a PJRT client does not survive fork()); use 'spawn'."""
+    return bool(_C._forked_after_start())
 
 
 def is_available() -> bool:
@@ -232,17 +234,16 @@ def empty_cache() -> None:
 
 
 def mem_get_info(device: Any = None) -> tuple[int, int]:
-    """(free, total) bytes of ``device``, from the plugin's limit; raises where the
-    plugin reports no limit (the XLA CPU plugin: host memory)."""
-    idx, own = _device_stats(device)
-    stats = _plugin.client().memory_stats(idx) or {}
-    total = int(stats.get("bytes_limit", 0))
-    if total <= 0:
+    """(free, total) bytes of ``device``: from the plugin's limit, or on the XLA CPU
+    plugin, whose device memory is the host's, the host's available and total
+    memory; raises where neither is known."""
+    idx, _ = _device_stats(device)
+    info = _C._mem_get_info(idx)
+    if info is None:
         raise RuntimeError(
             f"torch.tpu.mem_get_info: the plugin reports no memory limit for tpu:{idx}"
         )
-    used = int(stats.get("bytes_in_use", own["bytes"]))
-    return max(total - used, 0), total
+    return int(info[0]), int(info[1])
 
 
 def memory_stats(device: Any = None) -> dict[str, int]:

@@ -1,7 +1,6 @@
 // The PrivateUse1 hooks: availability, generators, devices of pointers and
 // storage resizing (FSDP2 frees and re-allocates parameter storage this way).
 #include <ATen/detail/PrivateUse1HooksInterface.h>
-#include <c10/core/CPUAllocator.h>
 
 #include "aten/generator.h"
 #include "aten/storage.h"
@@ -24,8 +23,8 @@ struct TpuHooks final : public at::PrivateUse1HooksInterface {
     return at::Device(c10::DeviceType::PrivateUse1,
                       static_cast<exec::DeviceStorage*>(data)->device());
   }
-  bool isPinnedPtr(const void*) const override { return false; }
-  c10::Allocator* getPinnedMemoryAllocator() const override { return c10::GetCPUAllocator(); }
+  bool isPinnedPtr(const void* data) const override { return isPinnedHostPointer(data); }
+  c10::Allocator* getPinnedMemoryAllocator() const override { return pinnedHostAllocator(); }
   bool hasPrimaryContext(c10::DeviceIndex) const override { return true; }
   void init() const override {}
   c10::DeviceIndex deviceCount() const override { return aten::deviceCount(); }

@@ -13,6 +13,10 @@
 namespace torchtpu::aten {
 
 c10::Allocator* tpuAllocator();
+// Pinned host memory for tpu copies (aten/host_allocator.cc), and whether a
+// pointer is the start of a block it holds.
+c10::Allocator* pinnedHostAllocator();
+bool isPinnedHostPointer(const void* ptr);
 
 // The device storage behind a tpu tensor or storage; throws if it has none.
 exec::DeviceStorage& deviceStorage(const c10::Storage& storage);

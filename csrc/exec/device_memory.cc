@@ -1,5 +1,7 @@
 #include "exec/device_memory.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -8,6 +10,7 @@
 #include <unordered_set>
 
 #include "exec/device_array.h"
+#include "exec/runtime_state.h"
 #include "runtime/element_type.h"
 
 namespace torchtpu::exec {
@@ -117,6 +120,21 @@ DeviceMemoryStats deviceMemoryStats(int device) {
   out.frees = s.frees.load();
   out.outOfMemory = s.outOfMemory.load();
   return out;
+}
+
+std::optional<std::pair<int64_t, int64_t>> deviceMemoryInfo(int device) {
+  const auto& c = client();
+  if (auto s = c->memoryStats(device); s && s->bytesLimit && *s->bytesLimit > 0) {
+    const int64_t used = s->bytesInUse > 0 ? s->bytesInUse : deviceMemoryStats(device).bytes;
+    return std::make_pair(std::max<int64_t>(*s->bytesLimit - used, 0), *s->bytesLimit);
+  }
+  if (c->platformName() == "cpu") {
+    const int64_t page = sysconf(_SC_PAGESIZE);
+    const int64_t total = sysconf(_SC_PHYS_PAGES) * page;
+    const int64_t free = sysconf(_SC_AVPHYS_PAGES) * page;
+    if (total > 0 && free >= 0) return std::make_pair(free, total);
+  }
+  return std::nullopt;
 }
 
 void resetPeakDeviceMemory(int device) {

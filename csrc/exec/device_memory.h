@@ -7,7 +7,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hlo/types.h"
@@ -39,6 +41,11 @@ void inheritShape(DeviceArray& array, const DeviceArray& from);
 bool labelledShape(const DeviceArray& array, std::vector<int64_t>& shape);
 
 DeviceMemoryStats deviceMemoryStats(int device);
+// (free, total) bytes of a device: from the plugin's limit, or for the XLA CPU
+// plugin, whose device memory is the host's, the host's available and total
+// memory; nothing where neither is known.
+std::optional<std::pair<int64_t, int64_t>> deviceMemoryInfo(int device);
+
 // Peaks start again from what is allocated now.
 void resetPeakDeviceMemory(int device);
 // Totals (allocated, freed, allocations, frees, out-of-memory errors) start at 0.

@@ -6,6 +6,7 @@
 
 #include "exec/trace_owner.h"
 #include "runtime/error.h"
+#include "runtime/fork_guard.h"
 
 namespace torchtpu::exec {
 namespace {
@@ -41,8 +42,18 @@ const std::shared_ptr<runtime::Client>& client() {
     throw runtime::Error(runtime::ErrorCode::kFailedPrecondition,
                          "the torchtpu runtime is not initialized (import torchtpu first)");
   }
+  if (runtime::forkedAfterClient()) {
+    throw runtime::Error(
+        runtime::ErrorCode::kFailedPrecondition,
+        "this process was forked after its parent started the tpu runtime, and a PJRT "
+        "client does not survive fork(): use tpu tensors in the parent only, or start "
+        "worker processes with the 'spawn' method "
+        "(torch.multiprocessing.set_start_method('spawn'))");
+  }
   return theClient;
 }
+
+int deviceCountNoThrow() { return theClient ? theClient->deviceCount() : 0; }
 
 LaunchMode launchMode() {
   if (tlsMode) return *tlsMode;

@@ -13,8 +13,12 @@ namespace torchtpu::exec {
 // no-ops, with another path an error).
 void initRuntime(const std::string& pluginPath, const runtime::ClientOptions& options);
 bool runtimeInitialized();
-// The client; throws runtime::Error if initRuntime was not called.
+// The client; throws runtime::Error if initRuntime was not called, or in a
+// process forked after the client was created (runtime/fork_guard.h).
 const std::shared_ptr<runtime::Client>& client();
+// The client's device count (0 before initRuntime), also in a forked child:
+// torch asks for it where no device is used (autograd's engine on the CPU).
+int deviceCountNoThrow();
 
 // Execution modes that change how ops launch.
 enum class LaunchMode { kStrict, kLaunchBlocking, kDefer };

@@ -15,6 +15,7 @@
 #include "exec/trace.h"
 #include "lower/lowering.h"
 #include "python/bindings.h"
+#include "runtime/fork_guard.h"
 
 namespace py = pybind11;
 
@@ -159,6 +160,15 @@ void bindTorch(py::module_& m) {
       },
       py::arg("kind"), py::arg("program"), py::arg("cause"), py::arg("detail"));
   m.def("_reset_peak_device_memory", &exec::resetPeakDeviceMemory, py::arg("device"));
+  m.def(
+      "_mem_get_info",
+      [](int device) -> py::object {
+        auto info = exec::deviceMemoryInfo(device);
+        if (!info) return py::none();
+        return py::make_tuple(info->first, info->second);
+      },
+      py::arg("device"));
+  m.def("_forked_after_start", &runtime::forkedAfterClient);
   m.def("_reset_accumulated_device_memory", &exec::resetAccumulatedDeviceMemory, py::arg("device"));
   m.def(
       "_largest_live_arrays",

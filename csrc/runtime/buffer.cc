@@ -4,6 +4,7 @@
 
 #include "runtime/client.h"
 #include "runtime/element_type_pjrt.h"
+#include "runtime/fork_guard.h"
 #include "runtime/pjrt_api.h"
 
 namespace torchtpu::runtime {
@@ -47,6 +48,10 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 
 void Buffer::reset() {
   if (buffer_ == nullptr) return;
+  if (forkedAfterClient()) {  // the parent's buffer: not this process's to free
+    buffer_ = nullptr;
+    return;
+  }
   const PJRT_Api* api = client_->plugin().api();
   detail::Args<PJRT_Buffer_Destroy_Args> args;
   args->buffer = buffer_;

@@ -1,6 +1,7 @@
 #include "runtime/client.h"
 
 #include "runtime/element_type_pjrt.h"
+#include "runtime/fork_guard.h"
 #include "runtime/pjrt_api.h"
 
 namespace torchtpu::runtime {
@@ -63,6 +64,7 @@ std::shared_ptr<Client> Client::create(std::shared_ptr<Plugin> plugin,
   args->create_options = values.data();
   args->num_options = values.size();
   TORCHTPU_PJRT_CALL(api, PJRT_Client_Create, args);
+  watchForks();
   return std::make_shared<Client>(std::move(plugin), args->client);
 }
 
@@ -117,6 +119,7 @@ Client::Client(std::shared_ptr<Plugin> plugin, PJRT_Client* client)
 }
 
 Client::~Client() {
+  if (forkedAfterClient()) return;
   const PJRT_Api* api = plugin_->api();
   detail::Args<PJRT_Client_Destroy_Args> args;
   args->client = client_;

@@ -1,5 +1,6 @@
 #include "runtime/event.h"
 
+#include "runtime/fork_guard.h"
 #include "runtime/pjrt_api.h"
 
 namespace torchtpu::runtime {
@@ -22,6 +23,10 @@ Event& Event::operator=(Event&& other) noexcept {
 
 void Event::reset() {
   if (event_ == nullptr) return;
+  if (forkedAfterClient()) {
+    event_ = nullptr;
+    return;
+  }
   detail::Args<PJRT_Event_Destroy_Args> args;
   args->event = event_;
   if (PJRT_Error* e = api_->PJRT_Event_Destroy(args.get())) (void)detail::takeError(api_, e, "");

@@ -1,6 +1,7 @@
 #include "runtime/executable.h"
 
 #include "runtime/client.h"
+#include "runtime/fork_guard.h"
 #include "runtime/pjrt_api.h"
 
 namespace torchtpu::runtime {
@@ -36,6 +37,7 @@ Executable::Executable(std::shared_ptr<const Client> client, PJRT_LoadedExecutab
 }
 
 Executable::~Executable() {
+  if (forkedAfterClient()) return;
   const PJRT_Api* api = client_->plugin().api();
   detail::Args<PJRT_LoadedExecutable_Destroy_Args> args;
   args->executable = exe_;
