@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "exec/compile_cache.h"
+#include "exec/launch.h"
 #include "exec/metrics.h"
 #include "exec/profile_events.h"
 #include "exec/runtime_state.h"
@@ -80,6 +81,7 @@ std::shared_ptr<CapturedGraph> endCapture(const std::vector<DeviceStorage*>& out
   detail::Trace& t = detail::traceFor(s.device, s.owner);
   auto g = std::make_shared<CapturedGraph>();
   g->name_ = name;
+  g->origin_ = makeOrigin("compiled graph '" + name + "'");
   g->device_ = s.device;
   g->numOps_ = t.nodes.size();
 
@@ -205,37 +207,29 @@ std::vector<ArrayPtr> CapturedGraph::run(const std::vector<DeviceStorage*>& inpu
     args.push_back(std::move(a));
   }
   // Every runtime scalar is a random-op state: each run draws its own.
-  const auto& c = client();
-  std::vector<runtime::Buffer> fresh;
+  std::vector<std::vector<uint8_t>> bytes(scalarGroups_.size());
+  std::vector<std::vector<int64_t>> dims(scalarGroups_.size());
+  LaunchInputs in;
+  in.device = device_;
+  for (const auto& a : args) in.arrays.push_back(a.get());
   for (size_t k = 0; k < scalarGroups_.size(); ++k) {
-    std::vector<uint8_t> bytes = scalarBytes_[k];
+    bytes[k] = scalarBytes_[k];
     for (const auto& [group, byte] : rngSlots_) {
       if (group != static_cast<int>(k)) continue;
       const auto [seed, offset] = rng();
-      std::memcpy(bytes.data() + byte, &seed, 8);
-      std::memcpy(bytes.data() + byte + 8, &offset, 8);
+      std::memcpy(bytes[k].data() + byte, &seed, 8);
+      std::memcpy(bytes[k].data() + byte + 8, &offset, 8);
     }
-    const int64_t n =
-        static_cast<int64_t>(bytes.size() / runtime::elementByteSize(scalarGroups_[k]));
-    fresh.push_back(c->toDevice(bytes.data(), scalarGroups_[k], {n}, device_));
-    metrics().hostToDeviceBytes += static_cast<int64_t>(bytes.size());
+    dims[k] = {static_cast<int64_t>(bytes[k].size() / runtime::elementByteSize(scalarGroups_[k]))};
+    in.host.push_back({scalarGroups_[k], &dims[k], bytes[k].data(), bytes[k].size()});
   }
-  std::vector<const runtime::Buffer*> buffers;
-  for (const auto& a : args) buffers.push_back(&a->buffer());
-  for (const auto& b : fresh) buffers.push_back(&b);
-
-  runtime::ExecuteOptions opts;
-  opts.device = device_;
-  const int64_t launchNs = launchClockNs();
-  runtime::ExecuteResult r = exe_->execute(buffers, opts);
-  if (launchNs != 0) profileLaunch("graph " + name_, device_, launchNs, r.done);
-  metrics().launches += 1;
+  LaunchSpec spec;
+  spec.exe = exe_.get();
+  const std::string what = "graph " + name_;
+  spec.what = what;
+  spec.origin = origin_;
+  std::vector<ArrayPtr> produced = launchProgram(spec, in);
   metrics().graphRuns += 1;
-  trackLaunch(device_, std::move(r.done));
-  std::vector<ArrayPtr> produced;
-  produced.reserve(r.outputs.size());
-  const ArrayOrigin origin = makeOrigin("compiled graph '" + name_ + "'");
-  for (auto& b : r.outputs) produced.push_back(std::make_shared<DeviceArray>(std::move(b), origin));
   for (const auto& [input, output] : mutations_) inputs[input]->setArray(produced[output]);
   std::vector<ArrayPtr> out;
   out.reserve(outputs_.size());

@@ -55,6 +55,7 @@ class CapturedGraph {
     ArrayPtr constant;  // an array captured by reference
   };
   std::string name_;
+  ArrayOrigin origin_;  // "compiled graph 'forward_0'": of the arrays it makes
   int device_ = 0;
   size_t numOps_ = 0;
   std::shared_ptr<runtime::Executable> exe_;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "exec/executor.h"
+#include "exec/launch.h"
 #include "exec/metrics.h"
 #include "exec/profile_events.h"
 #include "exec/runtime_state.h"
@@ -207,24 +208,17 @@ std::vector<std::vector<ArrayPtr>> runCollective(
   if (exe->devices() != devices) {
     throw std::runtime_error(name + ": the plugin placed the replicated program on other devices");
   }
-  std::vector<std::vector<const runtime::Buffer*>> args(n);
+  std::vector<LaunchInputs> inputs(n);
   for (int64_t d = 0; d < n; ++d) {
-    for (const ArrayPtr& a : perDevice[d]) args[d].push_back(&a->buffer());
+    inputs[d].device = devices[d];
+    for (const ArrayPtr& a : perDevice[d]) inputs[d].arrays.push_back(a.get());
   }
-  const int64_t launchNs = launchClockNs();
-  std::vector<runtime::ExecuteResult> results = exe->executeReplicated(args);
-  if (launchNs != 0) {
-    for (int64_t d = 0; d < n; ++d) profileLaunch(name, devices[d], launchNs, results[d].done);
-  }
-  metrics().launches += 1;
+  LaunchSpec spec;
+  spec.exe = exe.get();
+  spec.what = name;
+  spec.origin = makeOrigin(name);
+  std::vector<std::vector<ArrayPtr>> out = launchReplicated(spec, inputs);
   metrics().compiledCollectives += 1;
-  std::vector<std::vector<ArrayPtr>> out(n);
-  const ArrayOrigin origin = makeOrigin(name);
-  for (int64_t d = 0; d < n; ++d) {
-    trackLaunch(devices[d], std::move(results[d].done));
-    for (auto& b : results[d].outputs)
-      out[d].push_back(std::make_shared<DeviceArray>(std::move(b), origin));
-  }
   return out;
 }
 

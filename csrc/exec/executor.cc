@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "exec/compile_cache.h"
+#include "exec/launch.h"
 #include "exec/metrics.h"
 #include "exec/profile_events.h"
 #include "exec/program_limit.h"
@@ -63,6 +64,7 @@ std::shared_ptr<CompiledOp> compileNew(const ir::OpCall& call, bool withChecks) 
   auto op = std::make_shared<CompiledOp>();
   op->name = call.op;
   op->origin = makeOrigin(call.op);
+  op->spanName = "program " + call.op;
   op->program = buildOpProgram(call, withChecks);
   op->results = call.results;
   op->exe =
@@ -122,42 +124,28 @@ LaunchResult launch(const CompiledOp& op0, const std::vector<ArrayPtr>& arrays,
   // launch_blocking mode runs the op's checked program, when it has checks.
   const bool checked = op0.call != nullptr && launchMode() == LaunchMode::kLaunchBlocking;
   const CompiledOp& op = checked ? checkedVariant(op0) : op0;
-  const auto& c = client();
-  std::vector<runtime::Buffer> scalarBuffers;
-  scalarBuffers.reserve(scalars.size());
+  LaunchInputs in;
+  in.device = device;
+  in.arrays.reserve(arrays.size());
+  for (const ArrayPtr& a : arrays) in.arrays.push_back(a.get());  // null: zeros the program makes
+  in.host.reserve(scalars.size());
   for (size_t k = 0; k < scalars.size(); ++k) {
-    scalarBuffers.push_back(
-        c->toDevice(scalars[k].data(), scalarTypes[k].dtype, scalarTypes[k].dims, device));
-    metrics().hostToDeviceBytes += static_cast<int64_t>(scalars[k].size());
+    in.host.push_back(
+        {scalarTypes[k].dtype, &scalarTypes[k].dims, scalars[k].data(), scalars[k].size()});
   }
-  std::vector<const runtime::Buffer*> args;
-  args.reserve(arrays.size() + scalars.size());
-  for (const ArrayPtr& a : arrays) {
-    if (a) args.push_back(&a->buffer());  // null: created as zeros in the program
-  }
-  for (const runtime::Buffer& b : scalarBuffers) args.push_back(&b);
-
-  runtime::ExecuteOptions opts;
-  opts.device = device;
-  const int64_t launchNs = launchClockNs();
-  runtime::ExecuteResult r = op.exe->execute(args, opts);
-  if (launchNs != 0) profileLaunch("program " + op.name, device, launchNs, r.done);
-  metrics().launches += 1;
-  trackLaunch(device, std::move(r.done));
+  LaunchSpec spec;
+  spec.exe = op.exe.get();
+  spec.what = op.spanName;
+  spec.origin = origin != nullptr ? std::move(origin) : op0.origin;
+  std::vector<ArrayPtr> outputs = launchProgram(spec, in);
   if (checked) {
-    raiseFailedCheck(op, r.outputs.back());
-    r.outputs.pop_back();
+    raiseFailedCheck(op, outputs.back()->buffer());
+    outputs.pop_back();
   }
-
-  if (origin == nullptr) origin = op0.origin;
   LaunchResult out;
-  size_t j = 0;
-  for (; j < static_cast<size_t>(op.program.numNewResults); ++j) {
-    out.newResults.push_back(std::make_shared<DeviceArray>(std::move(r.outputs[j]), origin));
-  }
-  for (; j < r.outputs.size(); ++j) {
-    out.updatedArrays.push_back(std::make_shared<DeviceArray>(std::move(r.outputs[j]), origin));
-  }
+  const auto numNew = static_cast<std::ptrdiff_t>(op.program.numNewResults);
+  out.newResults.assign(outputs.begin(), outputs.begin() + numNew);
+  out.updatedArrays.assign(outputs.begin() + numNew, outputs.end());
   return out;
 }
 
@@ -185,18 +173,14 @@ std::shared_ptr<runtime::Executable> programFor(const std::string& text, const s
 std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<ArrayPtr>& args,
                                  int device, const ArrayOrigin& origin) {
   std::shared_ptr<runtime::Executable> exe = programFor(text, "an internal program");
-  std::vector<const runtime::Buffer*> ptrs;
-  for (const ArrayPtr& a : args) ptrs.push_back(&a->buffer());
-  runtime::ExecuteOptions opts;
-  opts.device = device;
-  const int64_t launchNs = launchClockNs();
-  runtime::ExecuteResult r = exe->execute(ptrs, opts);
-  if (launchNs != 0) profileLaunch("internal program", device, launchNs, r.done);
-  metrics().launches += 1;
-  trackLaunch(device, std::move(r.done));
-  std::vector<ArrayPtr> out;
-  for (auto& b : r.outputs) out.push_back(std::make_shared<DeviceArray>(std::move(b), origin));
-  return out;
+  LaunchInputs in;
+  in.device = device;
+  for (const ArrayPtr& a : args) in.arrays.push_back(a.get());
+  LaunchSpec spec;
+  spec.exe = exe.get();
+  spec.what = "internal program";
+  spec.origin = origin;
+  return launchProgram(spec, in);
 }
 
 void synchronize(int device, bool flushAll) {

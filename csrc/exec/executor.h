@@ -23,8 +23,9 @@ namespace torchtpu::exec {
 using HostScalar = std::vector<uint8_t>;
 
 struct CompiledOp {
-  std::string name;    // the op ("aten::add.Tensor")
-  ArrayOrigin origin;  // its name, as the origin of the arrays it makes
+  std::string name;      // the op ("aten::add.Tensor")
+  ArrayOrigin origin;    // its name, as the origin of the arrays it makes
+  std::string spanName;  // "program aten::add.Tensor", its profile span
   OpProgram program;
   std::shared_ptr<runtime::Executable> exe;
   std::vector<hlo::TensorType> results;  // the call's expected results

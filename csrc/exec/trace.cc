@@ -11,6 +11,7 @@
 
 #include "exec/compile_cache.h"
 #include "exec/device_memory.h"
+#include "exec/launch.h"
 #include "exec/metrics.h"
 #include "exec/op_program.h"
 #include "exec/profile_events.h"
@@ -123,6 +124,32 @@ ScalarPacking packScalars(const std::vector<hlo::TensorType>& types) {
   }
   return p;
 }
+
+namespace {
+// What made each live output: the op that wrote it last (and its Python line,
+// when recorded), for memory reports.
+std::vector<ArrayOrigin> outputOrigins(const Trace& t, const std::vector<PendingPtr>& live) {
+  std::unordered_map<int, const Node*> producer;
+  producer.reserve(live.size());
+  for (const PendingPtr& p : live) producer.emplace(p->id, nullptr);
+  for (const Node& n : t.nodes) {
+    for (int v : n.outputs) {
+      auto it = producer.find(v);
+      if (it != producer.end()) it->second = &n;
+    }
+  }
+  std::unordered_map<const Node*, ArrayOrigin> byNode;
+  std::vector<ArrayOrigin> out;
+  out.reserve(live.size());
+  for (const PendingPtr& p : live) {
+    const Node* n = producer[p->id];
+    ArrayOrigin& origin = byNode[n];
+    if (origin == nullptr && n != nullptr) origin = makeOrigin(n->call.op, n->source);
+    out.push_back(origin);
+  }
+  return out;
+}
+}  // namespace
 
 ScalarLayout layoutScalars(const Trace& t, const std::vector<bool>& constant) {
   ScalarLayout layout;
@@ -382,28 +409,27 @@ void flushLocked(Trace& t, const std::string& reason) {
   }
 
   // Launch.
-  const auto& c = client();
-  std::vector<runtime::Buffer> scalarBuffers;
+  std::vector<std::vector<uint8_t>> bytes(packing.groups.size());
+  std::vector<std::vector<int64_t>> dims(packing.groups.size());
+  LaunchInputs in;
+  in.device = t.device;
+  for (const auto& a : t.inputs) in.arrays.push_back(a.get());
   for (size_t g = 0; g < packing.groups.size(); ++g) {
-    const std::vector<uint8_t> bytes = packedBytes(t, layout, g);
-    scalarBuffers.push_back(
-        c->toDevice(bytes.data(), packing.groups[g], {packing.groupSize[g]}, t.device));
-    metrics().hostToDeviceBytes += static_cast<int64_t>(bytes.size());
+    bytes[g] = packedBytes(t, layout, g);
+    dims[g] = {packing.groupSize[g]};
+    in.host.push_back({packing.groups[g], &dims[g], bytes[g].data(), bytes[g].size()});
   }
-  std::vector<const runtime::Buffer*> args;
-  for (const auto& in : t.inputs) args.push_back(&in->buffer());
-  for (const auto& b : scalarBuffers) args.push_back(&b);
-  runtime::ExecuteOptions opts;
-  opts.device = t.device;
-  runtime::ExecuteResult r;
-  const int64_t launchNs = launchClockNs();
+  const std::string what = "fused program (" + std::to_string(t.nodes.size()) + " ops)";
+  LaunchSpec spec;
+  spec.exe = program->exe.get();
+  spec.what = what;
+  if (profiling()) {
+    spec.details = {{"ops", std::to_string(t.nodes.size()), false}, {"reason", reason, true}};
+  }
+  spec.origins = outputOrigins(t, live);
+  std::vector<ArrayPtr> produced;
   try {
-    r = program->exe->execute(args, opts);
-    if (launchNs != 0) {
-      profileLaunch("fused program (" + std::to_string(t.nodes.size()) + " ops)", t.device,
-                    launchNs, r.done,
-                    {{"ops", std::to_string(t.nodes.size()), false}, {"reason", reason, true}});
-    }
+    produced = launchProgram(spec, in);
   } catch (const runtime::Error& e) {
     std::string message = e.message();
     if (e.code() == runtime::ErrorCode::kResourceExhausted) {
@@ -432,26 +458,10 @@ void flushLocked(Trace& t, const std::string& reason) {
     t.reset();
     throw;
   }
-  metrics().launches += 1;
   metrics().addFlush(reason);
   metrics().fusedOps += static_cast<int64_t>(t.nodes.size());
-  trackLaunch(t.device, std::move(r.done));
-  // Each output names the op that made it (and its Python line, when recorded).
-  std::unordered_map<int, const Node*> producer;
-  producer.reserve(live.size());
-  for (const PendingPtr& p : live) producer.emplace(p->id, nullptr);
-  for (const Node& n : t.nodes) {
-    for (int v : n.outputs) {
-      auto it = producer.find(v);
-      if (it != producer.end()) it->second = &n;
-    }
-  }
-  std::unordered_map<const Node*, ArrayOrigin> origins;
   for (size_t o = 0; o < live.size(); ++o) {
-    const Node* n = producer[live[o]->id];
-    ArrayOrigin& origin = origins[n];
-    if (origin == nullptr && n != nullptr) origin = makeOrigin(n->call.op, n->source);
-    live[o]->resolved = std::make_shared<DeviceArray>(std::move(r.outputs[o]), origin);
+    live[o]->resolved = std::move(produced[o]);
     if (live[o]->hasShape) labelShape(*live[o]->resolved, live[o]->shape);
   }
 
