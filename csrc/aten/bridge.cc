@@ -21,6 +21,7 @@
 #include "exec/device_memory.h"
 #include "exec/executor.h"
 #include "exec/metrics.h"
+#include "exec/op_calls.h"
 #include "exec/profile_events.h"
 #include "exec/program_limit.h"
 #include "exec/runtime_state.h"
@@ -46,22 +47,6 @@ struct ReturnSpec {
   // kNew/kNewList: each result's sizes and strides, as PyTorch gives them.
   std::vector<std::vector<int64_t>> sizes, strides;
 };
-
-// What a cached call needs besides the compiled program.
-struct BridgeEntry {
-  std::shared_ptr<const exec::CompiledOp> compiled;  // null until run in strict mode
-  std::shared_ptr<const std::vector<ReturnSpec>> returns;
-  std::vector<hlo::TensorType> results;
-  std::vector<ir::OpCall::WriteTarget> writeBack;
-  std::vector<std::vector<int64_t>> resultOrder;
-  std::string unsupported;  // non-empty: go straight to the CPU fallback
-};
-
-std::mutex entryMu;
-std::unordered_map<std::string, BridgeEntry>& entries() {
-  static auto* m = new std::unordered_map<std::string, BridgeEntry>();
-  return *m;
-}
 
 std::string opName(const c10::FunctionSchema& schema) {
   const auto& n = schema.operator_name();
@@ -153,23 +138,16 @@ std::vector<uint8_t> scalarBytes(const c10::Scalar& s, hlo::TensorType& type) {
 // Gathers an op call's arrays, views and scalars from the stack.
 class CallBuilder {
  public:
-  // `deferred`: recording into a trace (arrays are bindings_, not arrays_).
-  explicit CallBuilder(const std::string& name, size_t nargs = 2, bool deferred = false) {
-    deferred_ = deferred;
+  explicit CallBuilder(const std::string& name, size_t nargs = 2) {
     call_.op = name;
     call_.argNames.reserve(nargs + 1);
     call_.args.reserve(nargs + 1);
     call_.arrays.reserve(nargs);
     storages_.reserve(nargs);
-    if (deferred) {
-      bindings_.reserve(nargs);
-    } else {
-      arrays_.reserve(nargs);
-    }
+    bindings_.reserve(nargs);
   }
 
   ir::OpCall call_;
-  std::vector<exec::ArrayPtr> arrays_;          // not deferred: per array (null: zeros)
   std::vector<exec::DeviceStorage*> storages_;  // per array; null for temporaries
   std::vector<exec::HostScalar> scalars_;
   int device_ = -1;
@@ -196,8 +174,9 @@ class CallBuilder {
     }
     if (index < 0) {
       index = static_cast<int>(storages_.size());
-      // Deferred: a value of the current trace stays pending.
-      exec::PendingPtr pend = (deferred_ && !seen) ? ds->pending() : nullptr;
+      // A value of a trace stays pending (exec computes it first where the call
+      // runs at once).
+      exec::PendingPtr pend = seen ? nullptr : ds->pending();
       if (pend && pend->type.dtype != ref.dtype) pend = nullptr;
       // A view of another dtype than the storage holds (view_as_real, ...)
       // reinterprets the bytes; a second dtype in one call reads a copy.
@@ -267,12 +246,11 @@ class CallBuilder {
 
   int device() const { return device_ >= 0 ? device_ : currentDevice(); }
 
-  // Where each array comes from, for recording into a trace (moved out).
+  // Where each array comes from (moved out).
   std::vector<exec::ArrayBinding> takeBindings() { return std::move(bindings_); }
 
-  bool deferred_ = false;  // recording into a trace
-  // Deferred: per array, where it comes from (a pending value of the current
-  // trace, an array, or zeros).
+  // Per array, where it comes from: a pending value of a trace, an array, or
+  // zeros (an uninitialized storage).
   std::vector<exec::ArrayBinding> bindings_;
 
   bool cpuIndices_ = false;  // set while describing an "indices" argument
@@ -294,10 +272,6 @@ class CallBuilder {
   }
 
   void addArray(exec::ArrayPtr a, exec::PendingPtr pend) {
-    if (!deferred_) {
-      arrays_.push_back(std::move(a));
-      return;
-    }
     exec::ArrayBinding& binding = bindings_.emplace_back();
     if (pend) {
       binding.kind = exec::ArrayBinding::Kind::kPending;
@@ -776,6 +750,75 @@ void rethrowRuntimeError(const std::exception& e, const std::string& what) {
 }
 
 namespace {
+
+// The bridge's part of a call signature: how each schema return is produced.
+struct Returns final : exec::SignatureExtra {
+  std::vector<ReturnSpec> specs;
+};
+
+// Describes the call (into `builder`, with its `key`) and finds its signature,
+// or learns it at the first call of the key (meta kernels for the results,
+// PyTorch's argument rules, the lowering's consent). False, with `why`, when
+// the op must fall back to the CPU.
+bool prepareCall(const c10::OperatorHandle& op, const OpInfo& info, c10::ArrayRef<c10::IValue> args,
+                 std::optional<CallBuilder>& builder, std::string& key, exec::FoundSignature& found,
+                 std::string& why) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    builder.emplace(info.name, args.size());
+    if (!describeArgs(op.schema(), info, args, *builder, why)) return false;
+    ir::OpCall& call = builder->call_;
+    // The key holds everything but the results, which follow from it.
+    key = call.key();
+    found = exec::findSignature(key);
+    if (found) {
+      const exec::OpSignature& s = *found.signature;
+      why = s.unsupported;
+      call.results = s.results;
+      call.writeBack = s.writeBack;
+      call.resultOrder = s.resultOrder;
+      return why.empty();
+    }
+    checkCall(op, args);
+    auto returns = std::make_shared<Returns>();
+    bool resized = false;
+    if (!inferResults(op, args, call, returns->specs, resized, why)) {
+      exec::markUnsupported(key, why);
+      return false;
+    }
+    if (resized) continue;  // out= arguments changed shape: describe again
+    checkMemoryAndKernel(op, args, info.implicitRng);
+    try {
+      found = exec::addSignature(call, key, std::move(returns));
+      return true;
+    } catch (const lower::LoweringError& e) {
+      why = e.what();
+    } catch (const std::invalid_argument& e) {
+      why = std::string("lowering error: ") + e.what();
+    } catch (const std::exception& e) {
+      rethrowRuntimeError(e, "compiling " + info.name);
+    }
+    exec::markUnsupported(key, why);
+    return false;
+  }
+  TORCH_CHECK(false, "torchtpu: ", info.name, ": out= arguments kept changing shape");
+}
+
+// Lazy conjugate/negative views (x.conj(), x.conj().imag) reach backends
+// unresolved for ops such as clone: the ones an op only reads are replaced by
+// their values.
+void resolveLazyArguments(const c10::FunctionSchema& schema, torch::jit::Stack* stack) {
+  const size_t nargs = schema.arguments().size();
+  for (size_t k = 0; k < nargs; ++k) {
+    c10::IValue& v = (*stack)[stack->size() - nargs + k];
+    if (!v.isTensor() || isWrite(schema.arguments()[k])) continue;
+    const at::Tensor& t = v.toTensor();
+    if (t.defined() && t.device().type() == c10::DeviceType::PrivateUse1 &&
+        (t.is_conj() || t.is_neg())) {
+      v = resolveLazyBits(t);
+    }
+  }
+}
+
 // The arrays an op writes through a view that covers them whole, with that
 // view's shape (what memory reports show for them): array index -> sizes.
 std::vector<std::pair<int, std::vector<int64_t>>> wholeWrites(const ir::OpCall& call) {
@@ -792,180 +835,67 @@ std::vector<std::pair<int, std::vector<int64_t>>> wholeWrites(const ir::OpCall& 
   return out;
 }
 
-const std::vector<int64_t>* shapeWritten(
-    const std::vector<std::pair<int, std::vector<int64_t>>>& whole, int array) {
-  for (const auto& [a, shape] : whole) {
-    if (a == array) return &shape;
-  }
-  return nullptr;
-}
-}  // namespace
-
-void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  const auto& schema = op.schema();
-  const OpInfo& info = opInfo(schema);
-  const std::string& name = info.name;
-  const size_t nargs = schema.arguments().size();
-  if (!info.lowered) return cpuFallback(op, stack, name, "no lowering");
-  expandMaskIndices(schema, stack);
-
-  // Lazy conjugate/negative views (x.conj(), x.conj().imag) reach backends
-  // unresolved for ops such as clone: read ones the op only reads with their
-  // bits applied.
-  for (size_t k = 0; k < nargs; ++k) {
-    c10::IValue& v = (*stack)[stack->size() - nargs + k];
-    if (!v.isTensor() || isWrite(schema.arguments()[k])) continue;
-    const at::Tensor& t = v.toTensor();
-    if (t.defined() && t.device().type() == c10::DeviceType::PrivateUse1 &&
-        (t.is_conj() || t.is_neg())) {
-      v = resolveLazyBits(t);
-    }
-  }
-
-  const bool defer = exec::launchMode() == exec::LaunchMode::kDefer;
-  // The arguments, on the stack until the results replace them.
-  const c10::ArrayRef<c10::IValue> args(stack->data() + (stack->size() - nargs), nargs);
-  std::shared_ptr<const exec::CompiledOp> compiled;
-  std::shared_ptr<const std::vector<ReturnSpec>> returnsPtr;
-  std::optional<CallBuilder> builder;
-  std::string key;
-  bool ready = false;
-  for (int attempt = 0; attempt < 2 && !ready; ++attempt) {
-    builder.emplace(name, nargs, defer);
-    std::string why;
-    if (!describeArgs(schema, info, args, *builder, why)) return cpuFallback(op, stack, name, why);
-    // The key holds everything but the results, which follow from it.
-    ir::OpCall& call = builder->call_;
-    key = call.key();
-    {
-      std::lock_guard<std::mutex> lock(entryMu);
-      auto it = entries().find(key);
-      if (it != entries().end()) {
-        if (!it->second.unsupported.empty()) {
-          return cpuFallback(op, stack, name, it->second.unsupported);
-        }
-        compiled = it->second.compiled;
-        returnsPtr = it->second.returns;
-        call.results = it->second.results;
-        call.writeBack = it->second.writeBack;
-        call.resultOrder = it->second.resultOrder;
-        if (defer || compiled) exec::metrics().cacheHits += 1;
-        ready = true;
-      }
-    }
-    if (!ready) {
-      checkCall(op, args);
-      auto returns = std::make_shared<std::vector<ReturnSpec>>();
-      returnsPtr = returns;
-      bool resized = false;
-      if (!inferResults(op, args, call, *returns, resized, why)) {
-        std::lock_guard<std::mutex> lock(entryMu);
-        entries()[key].unsupported = why;
-        return cpuFallback(op, stack, name, why);
-      }
-      if (resized) continue;  // out= arguments changed shape: describe again
-      checkMemoryAndKernel(op, args, info.implicitRng);
-    } else if (defer || compiled) {
-      break;  // cached: nothing to compile or store
-    }
-    try {
-      if (defer) {
-        // Deferred ops compile as part of a trace; check the lowering here so
-        // that an op it cannot handle still falls back on its own.
-        if (!ready) (void)exec::buildOpProgram(call);
-      } else if (!compiled) {
-        compiled = exec::compileOpCall(call, key);
-      }
-    } catch (const lower::LoweringError& e) {
-      why = e.what();
-    } catch (const std::invalid_argument& e) {
-      why = std::string("lowering error: ") + e.what();
-    } catch (const std::exception& e) {
-      rethrowRuntimeError(e, "compiling " + name);
-    }
-    std::lock_guard<std::mutex> lock(entryMu);
-    if (!why.empty()) {
-      entries()[key].unsupported = why;
-      return cpuFallback(op, stack, name, why);
-    }
-    if (!entries().contains(key)) exec::makeRoomForProgram(entries());
-    BridgeEntry& entry = entries()[key];
-    entry.returns = returnsPtr;
-    entry.results = call.results;
-    entry.writeBack = call.writeBack;
-    entry.resultOrder = call.resultOrder;
-    if (compiled) entry.compiled = compiled;
-    ready = true;
-  }
-  TORCH_CHECK(ready, "torchtpu: ", name, ": out= arguments kept changing shape");
-
-  CallBuilder& b = *builder;
-  const std::vector<ReturnSpec>& returns = *returnsPtr;
-  // The sizes and strides of each new result, in order.
-  std::vector<std::pair<c10::IntArrayRef, c10::IntArrayRef>> layouts;
-  for (const ReturnSpec& r : returns) {
-    for (size_t e = 0; e < r.sizes.size(); ++e) layouts.emplace_back(r.sizes[e], r.strides[e]);
-  }
-  std::vector<at::Tensor> newResults;
-  const auto whole = wholeWrites(b.call_);
-  if (defer) {
-    exec::RecordedOutputs rec;
-    const int device = b.device();
-    try {
-      // The call and its key move into the trace.
-      rec = exec::recordOpCall(std::move(b.call_), std::move(key), b.takeBindings(),
-                               std::move(b.scalars_), device,
-                               exec::sourceLinesEnabled() ? userSourceLine() : std::string());
-    } catch (const std::exception& e) {
-      rethrowRuntimeError(e, name);
-    }
-    for (size_t k = 0; k < rec.updatedArrayIndex.size(); ++k) {
-      exec::DeviceStorage* ds = b.storages_[rec.updatedArrayIndex[k]];
-      if (const auto* shape = shapeWritten(whole, rec.updatedArrayIndex[k])) {
-        rec.updatedArrays[k]->shape = *shape;
-        rec.updatedArrays[k]->hasShape = true;
-      }
-      if (ds != nullptr) ds->setPending(std::move(rec.updatedArrays[k]));
-    }
-    newResults.reserve(rec.newResults.size());
-    for (size_t k = 0; k < rec.newResults.size(); ++k) {
-      const exec::PendingPtr& p = rec.newResults[k];
-      p->shape.assign(layouts[k].first.begin(), layouts[k].first.end());
-      p->hasShape = true;
-      at::Tensor t = newResultTensor(layouts[k].first, layouts[k].second, p->type.dtype, device);
-      deviceStorage(t).setPending(p);
-      newResults.push_back(std::move(t));
-    }
+// Points a storage at a new value, labelled with the shape of the tensor it
+// holds (for memory reports) when that is known.
+void setStorage(exec::DeviceStorage& ds, exec::DeviceValue& value,
+                const std::vector<int64_t>* shape) {
+  if (value.array) {
+    if (shape != nullptr) exec::labelShape(*value.array, *shape);
+    ds.setArray(std::move(value.array));
   } else {
-    exec::LaunchResult launched;
-    try {
-      // With source lines on, its arrays name the user's line too.
-      exec::ArrayOrigin origin;
-      if (exec::sourceLinesEnabled()) origin = exec::makeOrigin(name, userSourceLine());
-      launched = exec::launch(*compiled, b.arrays_, b.call_.scalars, b.scalars_, b.device(),
-                              std::move(origin));
-    } catch (const std::exception& e) {
-      rethrowRuntimeError(e, name);
+    if (shape != nullptr) {
+      value.pending->shape = *shape;
+      value.pending->hasShape = true;
     }
-    for (size_t k = 0; k < compiled->program.updatedArrays.size(); ++k) {
-      const int index = compiled->program.updatedArrays[k];
-      if (const auto* shape = shapeWritten(whole, index)) {
-        exec::labelShape(*launched.updatedArrays[k], *shape);
-      }
-      exec::DeviceStorage* ds = b.storages_[index];
-      if (ds != nullptr) ds->setArray(launched.updatedArrays[k]);
+    ds.setPending(std::move(value.pending));
+  }
+}
+
+// Runs a prepared call in the thread's mode: returns its new results as
+// tensors, after pointing the storages it writes at their new values.
+std::vector<at::Tensor> runCall(CallBuilder& b, std::string&& key,
+                                const exec::FoundSignature& found,
+                                const std::vector<ReturnSpec>& returns, const std::string& name) {
+  const auto whole = wholeWrites(b.call_);
+  const int device = b.device();
+  std::string source = exec::sourceLinesEnabled() ? userSourceLine() : std::string();
+  // With source lines on, its arrays name the user's line too.
+  exec::ArrayOrigin origin = source.empty() ? nullptr : exec::makeOrigin(name, source);
+  exec::CallOutputs outs;
+  try {
+    outs = exec::runOpCall(found, std::move(b.call_), std::move(key), b.takeBindings(),
+                           std::move(b.scalars_), device, std::move(source), std::move(origin));
+  } catch (const std::exception& e) {
+    rethrowRuntimeError(e, name);
+  }
+  for (size_t k = 0; k < outs.updated.size(); ++k) {
+    const int index = outs.updatedArrays[k];
+    const std::vector<int64_t>* shape = nullptr;
+    for (const auto& [a, s] : whole) {
+      if (a == index) shape = &s;
     }
-    for (size_t k = 0; k < launched.newResults.size(); ++k) {
-      const exec::ArrayPtr& array = launched.newResults[k];
-      exec::labelShape(*array,
-                       std::vector<int64_t>(layouts[k].first.begin(), layouts[k].first.end()));
-      at::Tensor t =
-          newResultTensor(layouts[k].first, layouts[k].second, array->type().dtype, b.device());
-      deviceStorage(t).setArray(array);
-      newResults.push_back(std::move(t));
+    exec::DeviceStorage* ds = b.storages_[static_cast<size_t>(index)];
+    if (ds != nullptr) setStorage(*ds, outs.updated[k], shape);
+  }
+  std::vector<at::Tensor> tensors;
+  tensors.reserve(outs.newResults.size());
+  size_t k = 0;
+  for (const ReturnSpec& r : returns) {
+    for (size_t e = 0; e < r.sizes.size(); ++e, ++k) {
+      exec::DeviceValue& v = outs.newResults[k];
+      const auto dtype = v.array ? v.array->type().dtype : v.pending->type.dtype;
+      at::Tensor t = newResultTensor(r.sizes[e], r.strides[e], dtype, device);
+      setStorage(deviceStorage(t), v, &r.sizes[e]);
+      tensors.push_back(std::move(t));
     }
   }
+  return tensors;
+}
 
+// Replaces the arguments on the stack by the returns.
+void pushReturns(torch::jit::Stack* stack, size_t nargs, const std::vector<ReturnSpec>& returns,
+                 std::vector<at::Tensor>& newResults) {
+  const c10::ArrayRef<c10::IValue> args(stack->data() + (stack->size() - nargs), nargs);
   // Returned arguments are taken before the arguments leave the stack.
   std::vector<c10::IValue> aliased;
   for (const ReturnSpec& r : returns) {
@@ -997,12 +927,37 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   }
 }
 
+}  // namespace
+
+void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto& schema = op.schema();
+  const OpInfo& info = opInfo(schema);
+  const std::string& name = info.name;
+  if (!info.lowered) return cpuFallback(op, stack, name, "no lowering");
+  expandMaskIndices(schema, stack);
+  resolveLazyArguments(schema, stack);
+  const size_t nargs = schema.arguments().size();
+  // The arguments, on the stack until the results replace them.
+  const c10::ArrayRef<c10::IValue> args(stack->data() + (stack->size() - nargs), nargs);
+  std::optional<CallBuilder> builder;
+  std::string key;
+  exec::FoundSignature found;
+  std::string why;
+  if (!prepareCall(op, info, args, builder, key, found, why)) {
+    return cpuFallback(op, stack, name, why);
+  }
+  const auto& returns = static_cast<const Returns&>(*found.signature->extra).specs;
+  std::vector<at::Tensor> newResults = runCall(*builder, std::move(key), found, returns, name);
+  pushReturns(stack, nargs, returns, newResults);
+}
+
 namespace {
 
-// Runs a torchtpu-internal op over tpu tensors: `self` first.
-exec::LaunchResult runInternal(const std::string& op, const std::vector<std::string>& names,
-                               const std::vector<at::Tensor>& tensors, bool writeToSelf,
-                               CallBuilder& b) {
+// Runs a torchtpu-internal op over tpu tensors, `self` first, in the thread's
+// mode; `writeToSelf`: its one result goes into `self`, else it is new.
+exec::CallOutputs runInternal(const std::string& op, const std::vector<std::string>& names,
+                              const std::vector<at::Tensor>& tensors, bool writeToSelf,
+                              CallBuilder& b) {
   for (size_t k = 0; k < tensors.size(); ++k) {
     b.call_.argNames.push_back(names[k]);
     ir::ArgValue av;
@@ -1013,46 +968,25 @@ exec::LaunchResult runInternal(const std::string& op, const std::vector<std::str
   b.call_.results.push_back(typeOf(tensors[0]));
   b.call_.writeBack.push_back(writeToSelf ? ir::OpCall::WriteTarget{0, -1}
                                           : ir::OpCall::WriteTarget{});
+  std::string key = b.call_.key();
   try {
-    auto compiled = exec::compileOpCall(b.call_, b.call_.key());
-    return exec::launch(*compiled, b.arrays_, b.call_.scalars, b.scalars_, b.device());
+    exec::FoundSignature found = exec::findSignature(key);
+    if (!found) found = exec::addSignature(b.call_, key, nullptr);
+    return exec::runOpCall(found, std::move(b.call_), std::move(key), b.takeBindings(),
+                           std::move(b.scalars_), b.device(),
+                           exec::sourceLinesEnabled() ? userSourceLine() : std::string(), nullptr);
   } catch (const std::exception& e) {
     rethrowRuntimeError(e, op);
   }
-  (void)op;
 }
 
 }  // namespace
 
 void deviceCopy(const at::Tensor& dst, const at::Tensor& src) {
-  const bool defer = exec::launchMode() == exec::LaunchMode::kDefer;
-  CallBuilder b("torchtpu::copy", 2, defer);
-  if (defer) {
-    // Recorded like any other op: the copy joins the trace.
-    for (const auto& [name, t] :
-         {std::pair<const char*, const at::Tensor*>{"self", &dst}, {"src", &src}}) {
-      b.call_.argNames.push_back(name);
-      ir::ArgValue av;
-      av.kind = Kind::kTensor;
-      av.tensor = b.tensor(*t);
-      b.call_.args.push_back(std::move(av));
-    }
-    b.call_.results.push_back(typeOf(dst));
-    b.call_.writeBack.push_back({0, -1});
-    std::string key = b.call_.key();
-    exec::RecordedOutputs rec;
-    const int device = b.device();
-    try {
-      rec = exec::recordOpCall(std::move(b.call_), std::move(key), b.takeBindings(), {}, device,
-                               exec::sourceLinesEnabled() ? userSourceLine() : std::string());
-    } catch (const std::exception& e) {
-      rethrowRuntimeError(e, "copy_");
-    }
-    if (b.storages_[0] != nullptr) b.storages_[0]->setPending(rec.updatedArrays[0]);
-    return;
-  }
-  auto launched = runInternal("torchtpu::copy", {"self", "src"}, {dst, src}, true, b);
-  b.storages_[0]->setArray(launched.updatedArrays[0]);
+  CallBuilder b("torchtpu::copy", 2);
+  exec::CallOutputs outs = runInternal("torchtpu::copy", {"self", "src"}, {dst, src}, true, b);
+  exec::DeviceStorage* ds = b.storages_[static_cast<size_t>(outs.updatedArrays.at(0))];
+  if (ds != nullptr) setStorage(*ds, outs.updated[0], nullptr);
 }
 
 exec::ArrayPtr denseArray(const at::Tensor& t) {
@@ -1062,8 +996,11 @@ exec::ArrayPtr denseArray(const at::Tensor& t) {
   exec::ArrayPtr array = ds.materialize(ref.dtype);
   if (ref.isWholeArray(array->type()) && array->type().dims == ref.sizes) return array;
   CallBuilder b("torchtpu::dense");
-  auto launched = runInternal("torchtpu::dense", {"self"}, {t}, false, b);
-  return launched.newResults[0];
+  exec::CallOutputs outs = runInternal("torchtpu::dense", {"self"}, {t}, false, b);
+  exec::DeviceValue& v = outs.newResults.at(0);
+  if (v.array) return v.array;
+  exec::resolvePending(v.pending);  // recorded (defer mode): computed now
+  return v.pending->resolved;
 }
 
 }  // namespace torchtpu::aten

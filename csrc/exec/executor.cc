@@ -20,10 +20,6 @@ namespace torchtpu::exec {
 namespace {
 
 std::mutex cacheMu;
-std::unordered_map<std::string, std::shared_ptr<const CompiledOp>>& opCache() {
-  static auto* c = new std::unordered_map<std::string, std::shared_ptr<const CompiledOp>>();
-  return *c;
-}
 std::unordered_map<std::string, std::shared_ptr<runtime::Executable>>& textCache() {
   static auto* c = new std::unordered_map<std::string, std::shared_ptr<runtime::Executable>>();
   return *c;
@@ -48,14 +44,6 @@ void trackLaunch(int device, runtime::Event done) {
     }
     pending.pop_front();
   }
-}
-
-std::shared_ptr<const CompiledOp> findCompiled(const std::string& key) {
-  std::lock_guard<std::mutex> lock(cacheMu);
-  auto it = opCache().find(key);
-  if (it == opCache().end()) return nullptr;
-  metrics().cacheHits += 1;
-  return it->second;
 }
 
 namespace {
@@ -108,14 +96,8 @@ void raiseFailedCheck(const CompiledOp& op, const runtime::Buffer& out) {
 
 }  // namespace
 
-std::shared_ptr<const CompiledOp> compileOpCall(const ir::OpCall& call, const std::string& key) {
-  if (auto hit = findCompiled(key)) return hit;
-  if (explainRecompiles()) explainOpCompile(call);
-  std::shared_ptr<const CompiledOp> op = compileNew(call, /*withChecks=*/false);
-  std::lock_guard<std::mutex> lock(cacheMu);
-  makeRoomForProgram(opCache());
-  opCache()[key] = op;
-  return op;
+std::shared_ptr<const CompiledOp> compileOp(const ir::OpCall& call) {
+  return compileNew(call, /*withChecks=*/false);
 }
 
 LaunchResult launch(const CompiledOp& op0, const std::vector<ArrayPtr>& arrays,

@@ -51,10 +51,9 @@ class DeviceCheckError : public std::runtime_error {
   lower::DeviceCheck::Error error_;
 };
 
-// The compiled program for `call`, cached by `key` (compiled on first use).
-// findCompiled returns nullptr for a call never compiled.
-std::shared_ptr<const CompiledOp> findCompiled(const std::string& key);
-std::shared_ptr<const CompiledOp> compileOpCall(const ir::OpCall& call, const std::string& key);
+// Compiles the single-op program of `call` (through the compile cache); the
+// caller keeps it (exec/op_calls.h caches it per call signature).
+std::shared_ptr<const CompiledOp> compileOp(const ir::OpCall& call);
 
 struct LaunchResult {
   std::vector<ArrayPtr> newResults;     // one per op result with writeBack == -1
