@@ -13,7 +13,7 @@
 #include "exec/recompile_explainer.h"
 #include "exec/runtime_state.h"
 #include "exec/trace.h"
-#include "lower/lowering.h"
+#include "lower/core/lowering.h"
 #include "python/bindings.h"
 
 namespace py = pybind11;
