@@ -209,6 +209,7 @@ void bindTorch(py::module_& m) {
     return "unknown";
   });
   m.def("_lowered_ops", &lower::registeredOps);
+  m.def("_lowering_sources", &lower::loweringSources);
   m.def("_compile_cache_dir", &exec::compileCacheDir);
   m.def("_register_lowered_overrides", &aten::registerLoweredOverrides);
   m.def("_storage_materialized",

@@ -2,15 +2,31 @@
 
 #include <map>
 #include <mutex>
+#include <string_view>
 
 namespace torchtpu::lower {
 namespace {
 
 using Kind = ir::ArgValue::Kind;
 
-std::map<std::string, LowerFn>& registry() {
-  static std::map<std::string, LowerFn> r;
+// An op's lowering and where it was registered ("lower/nn/pooling.cc:42").
+struct Entry {
+  LowerFn fn;
+  std::string source;
+};
+
+std::map<std::string, Entry>& registry() {
+  static std::map<std::string, Entry> r;
   return r;
+}
+
+// "lower/nn/pooling.cc:42" from the compiler's path of the file (absolute or
+// relative to the build), cut after its last "csrc/".
+std::string sourceOf(const std::source_location& loc) {
+  std::string_view file = loc.file_name();
+  const size_t at = file.rfind("csrc/");
+  if (at != std::string_view::npos && (at == 0 || file[at - 1] == '/')) file.remove_prefix(at + 5);
+  return std::string(file) + ":" + std::to_string(loc.line());
 }
 
 // Custom kernels register at run time, while other threads look ops up.
@@ -21,21 +37,29 @@ std::mutex& registryMu() {
 
 }  // namespace
 
-void registerLowering(const std::vector<std::string>& ops, LowerFn fn) {
+void registerLowering(const std::vector<std::string>& ops, LowerFn fn, std::source_location loc) {
+  const std::string source = sourceOf(loc);
   std::lock_guard<std::mutex> lock(registryMu());
-  for (const std::string& op : ops) registry()[op] = fn;
+  for (const std::string& op : ops) registry()[op] = Entry{fn, source};
 }
 
 const LowerFn* findLowering(const std::string& op) {
   std::lock_guard<std::mutex> lock(registryMu());
   auto it = registry().find(op);
-  return it == registry().end() ? nullptr : &it->second;
+  return it == registry().end() ? nullptr : &it->second.fn;
 }
 
 std::vector<std::string> registeredOps() {
   std::lock_guard<std::mutex> lock(registryMu());
   std::vector<std::string> out;
-  for (const auto& [name, fn] : registry()) out.push_back(name);
+  for (const auto& [name, entry] : registry()) out.push_back(name);
+  return out;
+}
+
+std::map<std::string, std::string> loweringSources() {
+  std::lock_guard<std::mutex> lock(registryMu());
+  std::map<std::string, std::string> out;
+  for (const auto& [name, entry] : registry()) out.emplace(name, entry.source);
   return out;
 }
 

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -104,16 +106,23 @@ using LowerFn = std::function<std::vector<Value>(LowerCtx&)>;
 
 // Registers `fn` for the given ops ("aten::add.Tensor"). In-place and out=
 // overloads ("aten::add_.Tensor", "aten::add.out") may share the functional
-// lowering: the bridge writes the results into the mutated arguments.
-void registerLowering(const std::vector<std::string>& ops, LowerFn fn);
+// lowering: the bridge writes the results into the mutated arguments. `loc`
+// (the caller's) is kept for each op as where its lowering is registered.
+void registerLowering(const std::vector<std::string>& ops, LowerFn fn,
+                      std::source_location loc = std::source_location::current());
 const LowerFn* findLowering(const std::string& op);
 std::vector<std::string> registeredOps();
+// Where each registered op's lowering was registered, by op name:
+// "lower/nn/pooling.cc:42", the file relative to csrc/ and the line the
+// compiler gives the registration (GCC: the line where the statement ends).
+std::map<std::string, std::string> loweringSources();
 
-// Static registration at namespace scope:
-//   static const Registrar kRelu({"aten::relu", "aten::relu_"}, [](LowerCtx& c) { ... });
+// Static registration at namespace scope, every op name written out in full:
+//   const Registrar kRelu({"aten::relu", "aten::relu_"}, [](LowerCtx& c) { ... });
 struct Registrar {
-  Registrar(const std::vector<std::string>& ops, LowerFn fn) {
-    registerLowering(ops, std::move(fn));
+  Registrar(const std::vector<std::string>& ops, LowerFn fn,
+            std::source_location loc = std::source_location::current()) {
+    registerLowering(ops, std::move(fn), loc);
   }
 };
 

@@ -28,18 +28,24 @@ std::vector<Value> lowerCompare(LowerCtx& c) {
   return {c.fn.compare(p.values[0], p.values[1], D)};
 }
 
-#define TORCHTPU_COMPARE(NAME, DIR)                                                         \
-  const Registrar k_##NAME(                                                                 \
-      {"aten::" #NAME ".Tensor", "aten::" #NAME ".Scalar", "aten::" #NAME ".Tensor_out",    \
-       "aten::" #NAME ".Scalar_out", "aten::" #NAME "_.Tensor", "aten::" #NAME "_.Scalar"}, \
-      lowerCompare<DIR>);
-TORCHTPU_COMPARE(eq, Dir::kEq)
-TORCHTPU_COMPARE(ne, Dir::kNe)
-TORCHTPU_COMPARE(lt, Dir::kLt)
-TORCHTPU_COMPARE(le, Dir::kLe)
-TORCHTPU_COMPARE(gt, Dir::kGt)
-TORCHTPU_COMPARE(ge, Dir::kGe)
-#undef TORCHTPU_COMPARE
+const Registrar kEq({"aten::eq.Tensor", "aten::eq.Scalar", "aten::eq.Tensor_out",
+                     "aten::eq.Scalar_out", "aten::eq_.Tensor", "aten::eq_.Scalar"},
+                    lowerCompare<Dir::kEq>);
+const Registrar kNe({"aten::ne.Tensor", "aten::ne.Scalar", "aten::ne.Tensor_out",
+                     "aten::ne.Scalar_out", "aten::ne_.Tensor", "aten::ne_.Scalar"},
+                    lowerCompare<Dir::kNe>);
+const Registrar kLt({"aten::lt.Tensor", "aten::lt.Scalar", "aten::lt.Tensor_out",
+                     "aten::lt.Scalar_out", "aten::lt_.Tensor", "aten::lt_.Scalar"},
+                    lowerCompare<Dir::kLt>);
+const Registrar kLe({"aten::le.Tensor", "aten::le.Scalar", "aten::le.Tensor_out",
+                     "aten::le.Scalar_out", "aten::le_.Tensor", "aten::le_.Scalar"},
+                    lowerCompare<Dir::kLe>);
+const Registrar kGt({"aten::gt.Tensor", "aten::gt.Scalar", "aten::gt.Tensor_out",
+                     "aten::gt.Scalar_out", "aten::gt_.Tensor", "aten::gt_.Scalar"},
+                    lowerCompare<Dir::kGt>);
+const Registrar kGe({"aten::ge.Tensor", "aten::ge.Scalar", "aten::ge.Tensor_out",
+                     "aten::ge.Scalar_out", "aten::ge_.Tensor", "aten::ge_.Scalar"},
+                    lowerCompare<Dir::kGe>);
 
 // isclose (CompositeImplicitAutograd in PyTorch; registered in case it arrives):
 // |a - b| <= atol + rtol * |b|, exact equality (infinities), optional NaN == NaN.

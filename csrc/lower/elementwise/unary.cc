@@ -15,43 +15,61 @@ namespace {
 using ew::Unary;
 using Dir = hlo::ComparisonDirection;
 
-struct UnaryName {
-  const char* name;
-  Unary op;
-};
+// The plain unary functions: aten::op, aten::op_ and aten::op.out compute
+// ew::unary of "self".
+LowerFn unaryFn(Unary op) {
+  return
+      [op](LowerCtx& c) -> std::vector<Value> { return {ew::unary(c.fn, op, c.tensor("self"))}; };
+}
 
-const UnaryName kUnaryOps[] = {
-    {"abs", Unary::kAbs},         {"neg", Unary::kNeg},
-    {"sign", Unary::kSign},       {"sgn", Unary::kSign},
-    {"sqrt", Unary::kSqrt},       {"rsqrt", Unary::kRsqrt},
-    {"exp", Unary::kExp},         {"exp2", Unary::kExp2},
-    {"expm1", Unary::kExpm1},     {"log", Unary::kLog},
-    {"log2", Unary::kLog2},       {"log10", Unary::kLog10},
-    {"log1p", Unary::kLog1p},     {"sin", Unary::kSin},
-    {"cos", Unary::kCos},         {"tan", Unary::kTan},
-    {"asin", Unary::kAsin},       {"acos", Unary::kAcos},
-    {"atan", Unary::kAtan},       {"sinh", Unary::kSinh},
-    {"cosh", Unary::kCosh},       {"tanh", Unary::kTanh},
-    {"asinh", Unary::kAsinh},     {"acosh", Unary::kAcosh},
-    {"atanh", Unary::kAtanh},     {"erf", Unary::kErf},
-    {"erfc", Unary::kErfc},       {"erfinv", Unary::kErfinv},
-    {"floor", Unary::kFloor},     {"ceil", Unary::kCeil},
-    {"round", Unary::kRound},     {"trunc", Unary::kTrunc},
-    {"frac", Unary::kFrac},       {"reciprocal", Unary::kReciprocal},
-    {"sigmoid", Unary::kSigmoid},
-};
-
-// Registers aten::op, aten::op_ and aten::op.out for every unary op above.
-const bool kUnaryRegistered = [] {
-  for (const UnaryName& u : kUnaryOps) {
-    const std::string base = std::string("aten::") + u.name;
-    const Unary op = u.op;
-    registerLowering({base, base + "_", base + ".out"}, [op](LowerCtx& c) -> std::vector<Value> {
-      return {ew::unary(c.fn, op, c.tensor("self"))};
-    });
-  }
-  return true;
-}();
+const Registrar kUnaryAbs({"aten::abs", "aten::abs_", "aten::abs.out"}, unaryFn(Unary::kAbs));
+const Registrar kUnaryNeg({"aten::neg", "aten::neg_", "aten::neg.out"}, unaryFn(Unary::kNeg));
+const Registrar kUnarySign({"aten::sign", "aten::sign_", "aten::sign.out"}, unaryFn(Unary::kSign));
+const Registrar kUnarySgn({"aten::sgn", "aten::sgn_", "aten::sgn.out"}, unaryFn(Unary::kSign));
+const Registrar kUnarySqrt({"aten::sqrt", "aten::sqrt_", "aten::sqrt.out"}, unaryFn(Unary::kSqrt));
+const Registrar kUnaryRsqrt({"aten::rsqrt", "aten::rsqrt_", "aten::rsqrt.out"},
+                            unaryFn(Unary::kRsqrt));
+const Registrar kUnaryExp({"aten::exp", "aten::exp_", "aten::exp.out"}, unaryFn(Unary::kExp));
+const Registrar kUnaryExp2({"aten::exp2", "aten::exp2_", "aten::exp2.out"}, unaryFn(Unary::kExp2));
+const Registrar kUnaryExpm1({"aten::expm1", "aten::expm1_", "aten::expm1.out"},
+                            unaryFn(Unary::kExpm1));
+const Registrar kUnaryLog({"aten::log", "aten::log_", "aten::log.out"}, unaryFn(Unary::kLog));
+const Registrar kUnaryLog2({"aten::log2", "aten::log2_", "aten::log2.out"}, unaryFn(Unary::kLog2));
+const Registrar kUnaryLog10({"aten::log10", "aten::log10_", "aten::log10.out"},
+                            unaryFn(Unary::kLog10));
+const Registrar kUnaryLog1p({"aten::log1p", "aten::log1p_", "aten::log1p.out"},
+                            unaryFn(Unary::kLog1p));
+const Registrar kUnarySin({"aten::sin", "aten::sin_", "aten::sin.out"}, unaryFn(Unary::kSin));
+const Registrar kUnaryCos({"aten::cos", "aten::cos_", "aten::cos.out"}, unaryFn(Unary::kCos));
+const Registrar kUnaryTan({"aten::tan", "aten::tan_", "aten::tan.out"}, unaryFn(Unary::kTan));
+const Registrar kUnaryAsin({"aten::asin", "aten::asin_", "aten::asin.out"}, unaryFn(Unary::kAsin));
+const Registrar kUnaryAcos({"aten::acos", "aten::acos_", "aten::acos.out"}, unaryFn(Unary::kAcos));
+const Registrar kUnaryAtan({"aten::atan", "aten::atan_", "aten::atan.out"}, unaryFn(Unary::kAtan));
+const Registrar kUnarySinh({"aten::sinh", "aten::sinh_", "aten::sinh.out"}, unaryFn(Unary::kSinh));
+const Registrar kUnaryCosh({"aten::cosh", "aten::cosh_", "aten::cosh.out"}, unaryFn(Unary::kCosh));
+const Registrar kUnaryTanh({"aten::tanh", "aten::tanh_", "aten::tanh.out"}, unaryFn(Unary::kTanh));
+const Registrar kUnaryAsinh({"aten::asinh", "aten::asinh_", "aten::asinh.out"},
+                            unaryFn(Unary::kAsinh));
+const Registrar kUnaryAcosh({"aten::acosh", "aten::acosh_", "aten::acosh.out"},
+                            unaryFn(Unary::kAcosh));
+const Registrar kUnaryAtanh({"aten::atanh", "aten::atanh_", "aten::atanh.out"},
+                            unaryFn(Unary::kAtanh));
+const Registrar kUnaryErf({"aten::erf", "aten::erf_", "aten::erf.out"}, unaryFn(Unary::kErf));
+const Registrar kUnaryErfc({"aten::erfc", "aten::erfc_", "aten::erfc.out"}, unaryFn(Unary::kErfc));
+const Registrar kUnaryErfinv({"aten::erfinv", "aten::erfinv_", "aten::erfinv.out"},
+                             unaryFn(Unary::kErfinv));
+const Registrar kUnaryFloor({"aten::floor", "aten::floor_", "aten::floor.out"},
+                            unaryFn(Unary::kFloor));
+const Registrar kUnaryCeil({"aten::ceil", "aten::ceil_", "aten::ceil.out"}, unaryFn(Unary::kCeil));
+const Registrar kUnaryRound({"aten::round", "aten::round_", "aten::round.out"},
+                            unaryFn(Unary::kRound));
+const Registrar kUnaryTrunc({"aten::trunc", "aten::trunc_", "aten::trunc.out"},
+                            unaryFn(Unary::kTrunc));
+const Registrar kUnaryFrac({"aten::frac", "aten::frac_", "aten::frac.out"}, unaryFn(Unary::kFrac));
+const Registrar kUnaryReciprocal({"aten::reciprocal", "aten::reciprocal_", "aten::reciprocal.out"},
+                                 unaryFn(Unary::kReciprocal));
+const Registrar kUnarySigmoid({"aten::sigmoid", "aten::sigmoid_", "aten::sigmoid.out"},
+                              unaryFn(Unary::kSigmoid));
 
 // round(decimals): nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d for d < 0.
 const Registrar kRoundDecimals({"aten::round.decimals", "aten::round.decimals_out",

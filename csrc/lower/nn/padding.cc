@@ -45,20 +45,36 @@ std::vector<Value> padOp(LowerCtx& c, int k, bool reflect, bool backward) {
   return {x};
 }
 
-#define TORCHTPU_PAD(var, name, k, reflect)                                                 \
-  const Registrar var##F({"aten::" name, "aten::" name ".out"},                             \
-                         [](LowerCtx& c) { return padOp(c, k, reflect, false); });          \
-  const Registrar var##B({"aten::" name "_backward", "aten::" name "_backward.grad_input"}, \
-                         [](LowerCtx& c) { return padOp(c, k, reflect, true); })
-
-TORCHTPU_PAD(kReflect1d, "reflection_pad1d", 1, true);
-TORCHTPU_PAD(kReflect2d, "reflection_pad2d", 2, true);
-TORCHTPU_PAD(kReflect3d, "reflection_pad3d", 3, true);
-TORCHTPU_PAD(kReplicate1d, "replication_pad1d", 1, false);
-TORCHTPU_PAD(kReplicate2d, "replication_pad2d", 2, false);
-TORCHTPU_PAD(kReplicate3d, "replication_pad3d", 3, false);
-
-#undef TORCHTPU_PAD
+const Registrar kReflect1d({"aten::reflection_pad1d", "aten::reflection_pad1d.out"},
+                           [](LowerCtx& c) { return padOp(c, 1, true, false); });
+const Registrar kReflect1dBackward({"aten::reflection_pad1d_backward",
+                                    "aten::reflection_pad1d_backward.grad_input"},
+                                   [](LowerCtx& c) { return padOp(c, 1, true, true); });
+const Registrar kReflect2d({"aten::reflection_pad2d", "aten::reflection_pad2d.out"},
+                           [](LowerCtx& c) { return padOp(c, 2, true, false); });
+const Registrar kReflect2dBackward({"aten::reflection_pad2d_backward",
+                                    "aten::reflection_pad2d_backward.grad_input"},
+                                   [](LowerCtx& c) { return padOp(c, 2, true, true); });
+const Registrar kReflect3d({"aten::reflection_pad3d", "aten::reflection_pad3d.out"},
+                           [](LowerCtx& c) { return padOp(c, 3, true, false); });
+const Registrar kReflect3dBackward({"aten::reflection_pad3d_backward",
+                                    "aten::reflection_pad3d_backward.grad_input"},
+                                   [](LowerCtx& c) { return padOp(c, 3, true, true); });
+const Registrar kReplicate1d({"aten::replication_pad1d", "aten::replication_pad1d.out"},
+                             [](LowerCtx& c) { return padOp(c, 1, false, false); });
+const Registrar kReplicate1dBackward({"aten::replication_pad1d_backward",
+                                      "aten::replication_pad1d_backward.grad_input"},
+                                     [](LowerCtx& c) { return padOp(c, 1, false, true); });
+const Registrar kReplicate2d({"aten::replication_pad2d", "aten::replication_pad2d.out"},
+                             [](LowerCtx& c) { return padOp(c, 2, false, false); });
+const Registrar kReplicate2dBackward({"aten::replication_pad2d_backward",
+                                      "aten::replication_pad2d_backward.grad_input"},
+                                     [](LowerCtx& c) { return padOp(c, 2, false, true); });
+const Registrar kReplicate3d({"aten::replication_pad3d", "aten::replication_pad3d.out"},
+                             [](LowerCtx& c) { return padOp(c, 3, false, false); });
+const Registrar kReplicate3dBackward({"aten::replication_pad3d_backward",
+                                      "aten::replication_pad3d_backward.grad_input"},
+                                     [](LowerCtx& c) { return padOp(c, 3, false, true); });
 
 }  // namespace
 }  // namespace torchtpu::lower

@@ -198,20 +198,51 @@ std::vector<Value> interpolate(LowerCtx& c, int k, Kind kind, bool backward) {
   return {x};
 }
 
-#define TORCHTPU_INTERP(var, name, k, kind)                                                 \
-  const Registrar var##F({"aten::" name, "aten::" name ".out"},                             \
-                         [](LowerCtx& c) { return interpolate(c, k, kind, false); });       \
-  const Registrar var##B({"aten::" name "_backward", "aten::" name "_backward.grad_input"}, \
-                         [](LowerCtx& c) { return interpolate(c, k, kind, true); })
-
-TORCHTPU_INTERP(kLinear1d, "upsample_linear1d", 1, Kind::kLinear);
-TORCHTPU_INTERP(kBilinear2d, "upsample_bilinear2d", 2, Kind::kLinear);
-TORCHTPU_INTERP(kTrilinear3d, "upsample_trilinear3d", 3, Kind::kLinear);
-TORCHTPU_INTERP(kBicubic2d, "upsample_bicubic2d", 2, Kind::kCubic);
-TORCHTPU_INTERP(kBilinear2dAA, "_upsample_bilinear2d_aa", 2, Kind::kLinearAA);
-TORCHTPU_INTERP(kBicubic2dAA, "_upsample_bicubic2d_aa", 2, Kind::kCubicAA);
-
-#undef TORCHTPU_INTERP
+const Registrar kLinear1d({"aten::upsample_linear1d", "aten::upsample_linear1d.out"},
+                          [](LowerCtx& c) { return interpolate(c, 1, Kind::kLinear, false); });
+const Registrar kLinear1dBackward({"aten::upsample_linear1d_backward",
+                                   "aten::upsample_linear1d_backward.grad_input"},
+                                  [](LowerCtx& c) {
+                                    return interpolate(c, 1, Kind::kLinear, true);
+                                  });
+const Registrar kBilinear2d({"aten::upsample_bilinear2d", "aten::upsample_bilinear2d.out"},
+                            [](LowerCtx& c) { return interpolate(c, 2, Kind::kLinear, false); });
+const Registrar kBilinear2dBackward({"aten::upsample_bilinear2d_backward",
+                                     "aten::upsample_bilinear2d_backward.grad_input"},
+                                    [](LowerCtx& c) {
+                                      return interpolate(c, 2, Kind::kLinear, true);
+                                    });
+const Registrar kTrilinear3d({"aten::upsample_trilinear3d", "aten::upsample_trilinear3d.out"},
+                             [](LowerCtx& c) { return interpolate(c, 3, Kind::kLinear, false); });
+const Registrar kTrilinear3dBackward({"aten::upsample_trilinear3d_backward",
+                                      "aten::upsample_trilinear3d_backward.grad_input"},
+                                     [](LowerCtx& c) {
+                                       return interpolate(c, 3, Kind::kLinear, true);
+                                     });
+const Registrar kBicubic2d({"aten::upsample_bicubic2d", "aten::upsample_bicubic2d.out"},
+                           [](LowerCtx& c) { return interpolate(c, 2, Kind::kCubic, false); });
+const Registrar kBicubic2dBackward({"aten::upsample_bicubic2d_backward",
+                                    "aten::upsample_bicubic2d_backward.grad_input"},
+                                   [](LowerCtx& c) {
+                                     return interpolate(c, 2, Kind::kCubic, true);
+                                   });
+const Registrar kBilinear2dAA({"aten::_upsample_bilinear2d_aa",
+                               "aten::_upsample_bilinear2d_aa.out"},
+                              [](LowerCtx& c) {
+                                return interpolate(c, 2, Kind::kLinearAA, false);
+                              });
+const Registrar kBilinear2dAABackward({"aten::_upsample_bilinear2d_aa_backward",
+                                       "aten::_upsample_bilinear2d_aa_backward.grad_input"},
+                                      [](LowerCtx& c) {
+                                        return interpolate(c, 2, Kind::kLinearAA, true);
+                                      });
+const Registrar kBicubic2dAA({"aten::_upsample_bicubic2d_aa", "aten::_upsample_bicubic2d_aa.out"},
+                             [](LowerCtx& c) { return interpolate(c, 2, Kind::kCubicAA, false); });
+const Registrar kBicubic2dAABackward({"aten::_upsample_bicubic2d_aa_backward",
+                                      "aten::_upsample_bicubic2d_aa_backward.grad_input"},
+                                     [](LowerCtx& c) {
+                                       return interpolate(c, 2, Kind::kCubicAA, true);
+                                     });
 
 }  // namespace
 }  // namespace torchtpu::lower

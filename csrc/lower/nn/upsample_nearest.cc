@@ -44,20 +44,39 @@ std::vector<Value> upsample(LowerCtx& c, int k, bool exact, bool backward) {
   return {x};
 }
 
-#define TORCHTPU_UPSAMPLE(var, name, k, exact)                                              \
-  const Registrar var##F({"aten::" name, "aten::" name ".out"},                             \
-                         [](LowerCtx& c) { return upsample(c, k, exact, false); });         \
-  const Registrar var##B({"aten::" name "_backward", "aten::" name "_backward.grad_input"}, \
-                         [](LowerCtx& c) { return upsample(c, k, exact, true); })
-
-TORCHTPU_UPSAMPLE(kNearest1d, "upsample_nearest1d", 1, false);
-TORCHTPU_UPSAMPLE(kNearest2d, "upsample_nearest2d", 2, false);
-TORCHTPU_UPSAMPLE(kNearest3d, "upsample_nearest3d", 3, false);
-TORCHTPU_UPSAMPLE(kNearestExact1d, "_upsample_nearest_exact1d", 1, true);
-TORCHTPU_UPSAMPLE(kNearestExact2d, "_upsample_nearest_exact2d", 2, true);
-TORCHTPU_UPSAMPLE(kNearestExact3d, "_upsample_nearest_exact3d", 3, true);
-
-#undef TORCHTPU_UPSAMPLE
+const Registrar kNearest1d({"aten::upsample_nearest1d", "aten::upsample_nearest1d.out"},
+                           [](LowerCtx& c) { return upsample(c, 1, false, false); });
+const Registrar kNearest1dBackward({"aten::upsample_nearest1d_backward",
+                                    "aten::upsample_nearest1d_backward.grad_input"},
+                                   [](LowerCtx& c) { return upsample(c, 1, false, true); });
+const Registrar kNearest2d({"aten::upsample_nearest2d", "aten::upsample_nearest2d.out"},
+                           [](LowerCtx& c) { return upsample(c, 2, false, false); });
+const Registrar kNearest2dBackward({"aten::upsample_nearest2d_backward",
+                                    "aten::upsample_nearest2d_backward.grad_input"},
+                                   [](LowerCtx& c) { return upsample(c, 2, false, true); });
+const Registrar kNearest3d({"aten::upsample_nearest3d", "aten::upsample_nearest3d.out"},
+                           [](LowerCtx& c) { return upsample(c, 3, false, false); });
+const Registrar kNearest3dBackward({"aten::upsample_nearest3d_backward",
+                                    "aten::upsample_nearest3d_backward.grad_input"},
+                                   [](LowerCtx& c) { return upsample(c, 3, false, true); });
+const Registrar kNearestExact1d({"aten::_upsample_nearest_exact1d",
+                                 "aten::_upsample_nearest_exact1d.out"},
+                                [](LowerCtx& c) { return upsample(c, 1, true, false); });
+const Registrar kNearestExact1dBackward({"aten::_upsample_nearest_exact1d_backward",
+                                         "aten::_upsample_nearest_exact1d_backward.grad_input"},
+                                        [](LowerCtx& c) { return upsample(c, 1, true, true); });
+const Registrar kNearestExact2d({"aten::_upsample_nearest_exact2d",
+                                 "aten::_upsample_nearest_exact2d.out"},
+                                [](LowerCtx& c) { return upsample(c, 2, true, false); });
+const Registrar kNearestExact2dBackward({"aten::_upsample_nearest_exact2d_backward",
+                                         "aten::_upsample_nearest_exact2d_backward.grad_input"},
+                                        [](LowerCtx& c) { return upsample(c, 2, true, true); });
+const Registrar kNearestExact3d({"aten::_upsample_nearest_exact3d",
+                                 "aten::_upsample_nearest_exact3d.out"},
+                                [](LowerCtx& c) { return upsample(c, 3, true, false); });
+const Registrar kNearestExact3dBackward({"aten::_upsample_nearest_exact3d_backward",
+                                         "aten::_upsample_nearest_exact3d_backward.grad_input"},
+                                        [](LowerCtx& c) { return upsample(c, 3, true, true); });
 
 }  // namespace
 }  // namespace torchtpu::lower

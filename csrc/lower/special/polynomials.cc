@@ -118,12 +118,6 @@ Recurrence legendre() {
   return rec;
 }
 
-std::vector<std::string> overloads(const std::string& name) {
-  const std::string b = "aten::special_" + name;
-  return {
-      b, b + ".out", b + ".x_scalar", b + ".n_scalar", b + ".x_scalar_out", b + ".n_scalar_out"};
-}
-
 std::vector<Value> lowerPoly(LowerCtx& c, const Recurrence& rec, bool shifted) {
   ew::Prepared p =
       ew::prepare(c.fn, {ew::operand(c, "x"), ew::operand(c, "n")}, ew::Promote::kIntToFloat);
@@ -133,23 +127,90 @@ std::vector<Value> lowerPoly(LowerCtx& c, const Recurrence& rec, bool shifted) {
   return {evaluate(c.fn, x, p.values[1], rec)};
 }
 
-#define TORCHTPU_POLY(var, name, rec, shifted) \
-  const Registrar var(overloads(name), [](LowerCtx& ctx) { return lowerPoly(ctx, rec, shifted); })
-
-TORCHTPU_POLY(kChebT, "chebyshev_polynomial_t", chebyshev(0), false);
-TORCHTPU_POLY(kChebU, "chebyshev_polynomial_u", chebyshev(2), false);
-TORCHTPU_POLY(kChebV, "chebyshev_polynomial_v", chebyshev(-1), false);
-TORCHTPU_POLY(kChebW, "chebyshev_polynomial_w", chebyshev(1), false);
-TORCHTPU_POLY(kSChebT, "shifted_chebyshev_polynomial_t", chebyshev(0), true);
-TORCHTPU_POLY(kSChebU, "shifted_chebyshev_polynomial_u", chebyshev(2), true);
-TORCHTPU_POLY(kSChebV, "shifted_chebyshev_polynomial_v", chebyshev(-1), true);
-TORCHTPU_POLY(kSChebW, "shifted_chebyshev_polynomial_w", chebyshev(1), true);
-TORCHTPU_POLY(kHermiteH, "hermite_polynomial_h", hermiteH(), false);
-TORCHTPU_POLY(kHermiteHe, "hermite_polynomial_he", hermiteHe(), false);
-TORCHTPU_POLY(kLaguerre, "laguerre_polynomial_l", laguerre(), false);
-TORCHTPU_POLY(kLegendre, "legendre_polynomial_p", legendre(), false);
-
-#undef TORCHTPU_POLY
+const Registrar kChebT({"aten::special_chebyshev_polynomial_t",
+                        "aten::special_chebyshev_polynomial_t.out",
+                        "aten::special_chebyshev_polynomial_t.x_scalar",
+                        "aten::special_chebyshev_polynomial_t.n_scalar",
+                        "aten::special_chebyshev_polynomial_t.x_scalar_out",
+                        "aten::special_chebyshev_polynomial_t.n_scalar_out"},
+                       [](LowerCtx& ctx) { return lowerPoly(ctx, chebyshev(0), false); });
+const Registrar kChebU({"aten::special_chebyshev_polynomial_u",
+                        "aten::special_chebyshev_polynomial_u.out",
+                        "aten::special_chebyshev_polynomial_u.x_scalar",
+                        "aten::special_chebyshev_polynomial_u.n_scalar",
+                        "aten::special_chebyshev_polynomial_u.x_scalar_out",
+                        "aten::special_chebyshev_polynomial_u.n_scalar_out"},
+                       [](LowerCtx& ctx) { return lowerPoly(ctx, chebyshev(2), false); });
+const Registrar kChebV({"aten::special_chebyshev_polynomial_v",
+                        "aten::special_chebyshev_polynomial_v.out",
+                        "aten::special_chebyshev_polynomial_v.x_scalar",
+                        "aten::special_chebyshev_polynomial_v.n_scalar",
+                        "aten::special_chebyshev_polynomial_v.x_scalar_out",
+                        "aten::special_chebyshev_polynomial_v.n_scalar_out"},
+                       [](LowerCtx& ctx) { return lowerPoly(ctx, chebyshev(-1), false); });
+const Registrar kChebW({"aten::special_chebyshev_polynomial_w",
+                        "aten::special_chebyshev_polynomial_w.out",
+                        "aten::special_chebyshev_polynomial_w.x_scalar",
+                        "aten::special_chebyshev_polynomial_w.n_scalar",
+                        "aten::special_chebyshev_polynomial_w.x_scalar_out",
+                        "aten::special_chebyshev_polynomial_w.n_scalar_out"},
+                       [](LowerCtx& ctx) { return lowerPoly(ctx, chebyshev(1), false); });
+const Registrar kSChebT({"aten::special_shifted_chebyshev_polynomial_t",
+                         "aten::special_shifted_chebyshev_polynomial_t.out",
+                         "aten::special_shifted_chebyshev_polynomial_t.x_scalar",
+                         "aten::special_shifted_chebyshev_polynomial_t.n_scalar",
+                         "aten::special_shifted_chebyshev_polynomial_t.x_scalar_out",
+                         "aten::special_shifted_chebyshev_polynomial_t.n_scalar_out"},
+                        [](LowerCtx& ctx) { return lowerPoly(ctx, chebyshev(0), true); });
+const Registrar kSChebU({"aten::special_shifted_chebyshev_polynomial_u",
+                         "aten::special_shifted_chebyshev_polynomial_u.out",
+                         "aten::special_shifted_chebyshev_polynomial_u.x_scalar",
+                         "aten::special_shifted_chebyshev_polynomial_u.n_scalar",
+                         "aten::special_shifted_chebyshev_polynomial_u.x_scalar_out",
+                         "aten::special_shifted_chebyshev_polynomial_u.n_scalar_out"},
+                        [](LowerCtx& ctx) { return lowerPoly(ctx, chebyshev(2), true); });
+const Registrar kSChebV({"aten::special_shifted_chebyshev_polynomial_v",
+                         "aten::special_shifted_chebyshev_polynomial_v.out",
+                         "aten::special_shifted_chebyshev_polynomial_v.x_scalar",
+                         "aten::special_shifted_chebyshev_polynomial_v.n_scalar",
+                         "aten::special_shifted_chebyshev_polynomial_v.x_scalar_out",
+                         "aten::special_shifted_chebyshev_polynomial_v.n_scalar_out"},
+                        [](LowerCtx& ctx) { return lowerPoly(ctx, chebyshev(-1), true); });
+const Registrar kSChebW({"aten::special_shifted_chebyshev_polynomial_w",
+                         "aten::special_shifted_chebyshev_polynomial_w.out",
+                         "aten::special_shifted_chebyshev_polynomial_w.x_scalar",
+                         "aten::special_shifted_chebyshev_polynomial_w.n_scalar",
+                         "aten::special_shifted_chebyshev_polynomial_w.x_scalar_out",
+                         "aten::special_shifted_chebyshev_polynomial_w.n_scalar_out"},
+                        [](LowerCtx& ctx) { return lowerPoly(ctx, chebyshev(1), true); });
+const Registrar kHermiteH({"aten::special_hermite_polynomial_h",
+                           "aten::special_hermite_polynomial_h.out",
+                           "aten::special_hermite_polynomial_h.x_scalar",
+                           "aten::special_hermite_polynomial_h.n_scalar",
+                           "aten::special_hermite_polynomial_h.x_scalar_out",
+                           "aten::special_hermite_polynomial_h.n_scalar_out"},
+                          [](LowerCtx& ctx) { return lowerPoly(ctx, hermiteH(), false); });
+const Registrar kHermiteHe({"aten::special_hermite_polynomial_he",
+                            "aten::special_hermite_polynomial_he.out",
+                            "aten::special_hermite_polynomial_he.x_scalar",
+                            "aten::special_hermite_polynomial_he.n_scalar",
+                            "aten::special_hermite_polynomial_he.x_scalar_out",
+                            "aten::special_hermite_polynomial_he.n_scalar_out"},
+                           [](LowerCtx& ctx) { return lowerPoly(ctx, hermiteHe(), false); });
+const Registrar kLaguerre({"aten::special_laguerre_polynomial_l",
+                           "aten::special_laguerre_polynomial_l.out",
+                           "aten::special_laguerre_polynomial_l.x_scalar",
+                           "aten::special_laguerre_polynomial_l.n_scalar",
+                           "aten::special_laguerre_polynomial_l.x_scalar_out",
+                           "aten::special_laguerre_polynomial_l.n_scalar_out"},
+                          [](LowerCtx& ctx) { return lowerPoly(ctx, laguerre(), false); });
+const Registrar kLegendre({"aten::special_legendre_polynomial_p",
+                           "aten::special_legendre_polynomial_p.out",
+                           "aten::special_legendre_polynomial_p.x_scalar",
+                           "aten::special_legendre_polynomial_p.n_scalar",
+                           "aten::special_legendre_polynomial_p.x_scalar_out",
+                           "aten::special_legendre_polynomial_p.n_scalar_out"},
+                          [](LowerCtx& ctx) { return lowerPoly(ctx, legendre(), false); });
 
 }  // namespace
 }  // namespace torchtpu::lower
