@@ -16,6 +16,8 @@ import math
 
 import torch
 
+from torchtpu.ops._registry import impl
+
 __all__ = ["register"]
 
 _lib: torch.library.Library | None = None
@@ -138,7 +140,11 @@ def register() -> None:
     if _lib is not None:
         return
     lib = torch.library.Library("aten", "IMPL")
-    for name, decoupled in (("_fused_adam_", False), ("_fused_adamw_", True)):
-        for overload in ("", ".tensor_lr"):
-            lib.impl(name + overload, _adam(decoupled), "PrivateUse1")
+    for name, decoupled in (
+        ("_fused_adam_", False),
+        ("_fused_adam_.tensor_lr", False),
+        ("_fused_adamw_", True),
+        ("_fused_adamw_.tensor_lr", True),
+    ):
+        impl(lib, name, _adam(decoupled))
     _lib = lib

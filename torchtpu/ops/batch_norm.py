@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import torch
 
+from torchtpu.ops._registry import impl
+
 __all__ = ["register"]
 
 _lib: torch.library.Library | None = None
@@ -72,7 +74,7 @@ def register() -> None:
     if _lib is not None:
         return
     lib = torch.library.Library("aten", "IMPL")
-    lib.impl("native_batch_norm", _native_batch_norm, "PrivateUse1")
-    lib.impl("_native_batch_norm_legit", _native_batch_norm, "PrivateUse1")
-    lib.impl("_native_batch_norm_legit.no_stats", _legit_no_stats, "PrivateUse1")
+    impl(lib, "native_batch_norm", _native_batch_norm)
+    impl(lib, "_native_batch_norm_legit", _native_batch_norm)
+    impl(lib, "_native_batch_norm_legit.no_stats", _legit_no_stats)
     _lib = lib

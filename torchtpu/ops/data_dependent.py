@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import torch
 
+from torchtpu.ops._registry import impl
+
 __all__ = ["register"]
 
 _lib: torch.library.Library | None = None
@@ -305,18 +307,17 @@ def register() -> None:
     if _lib is not None:
         return
     lib = torch.library.Library("aten", "IMPL")
-    key = "PrivateUse1"
-    lib.impl("nonzero", _nonzero, key)
-    lib.impl("nonzero.out", _nonzero_out, key)
-    lib.impl("nonzero_static", _nonzero_static, key)
-    lib.impl("masked_select", _masked_select, key)
-    lib.impl("masked_scatter_", _masked_scatter_, key)
-    lib.impl("_unique2", _unique2, key)
-    lib.impl("_unique", _unique, key)
-    lib.impl("unique_dim", _unique_dim, key)
-    lib.impl("unique_consecutive", _unique_consecutive, key)
-    lib.impl("unique_dim_consecutive", _unique_dim_consecutive, key)
-    lib.impl("bincount", _bincount, key)
-    lib.impl("repeat_interleave.Tensor", _repeat_interleave, key)
-    lib.impl("equal", _equal, key)
+    impl(lib, "nonzero", _nonzero)
+    impl(lib, "nonzero.out", _nonzero_out)
+    impl(lib, "nonzero_static", _nonzero_static)
+    impl(lib, "masked_select", _masked_select)
+    impl(lib, "masked_scatter_", _masked_scatter_)
+    impl(lib, "_unique2", _unique2)
+    impl(lib, "_unique", _unique)
+    impl(lib, "unique_dim", _unique_dim)
+    impl(lib, "unique_consecutive", _unique_consecutive)
+    impl(lib, "unique_dim_consecutive", _unique_dim_consecutive)
+    impl(lib, "bincount", _bincount)
+    impl(lib, "repeat_interleave.Tensor", _repeat_interleave)
+    impl(lib, "equal", _equal)
     _lib = lib

@@ -14,9 +14,27 @@ import functools
 
 import torch
 
+from torchtpu.ops._registry import impl
+
 __all__ = ["register"]
 
 _lib: torch.library.Library | None = None
+
+# Per spatial rank: the forward op, its out= form, the backward op and its out= form.
+_OVERLOADS = {
+    2: (
+        "fractional_max_pool2d",
+        "fractional_max_pool2d.output",
+        "fractional_max_pool2d_backward",
+        "fractional_max_pool2d_backward.grad_input",
+    ),
+    3: (
+        "fractional_max_pool3d",
+        "fractional_max_pool3d.output",
+        "fractional_max_pool3d_backward",
+        "fractional_max_pool3d_backward.grad_input",
+    ),
+}
 
 
 @functools.lru_cache(maxsize=256)
@@ -136,8 +154,7 @@ def register() -> None:
     if _lib is not None:
         return
     lib = torch.library.Library("aten", "IMPL")
-    for nd in (2, 3):
-        name = f"fractional_max_pool{nd}d"
+    for nd, (name, name_out, backward, backward_out) in _OVERLOADS.items():
 
         def fwd(x, kernel_size, output_size, random_samples, nd=nd):
             return _pool(nd, x, list(kernel_size), list(output_size), random_samples)
@@ -155,8 +172,8 @@ def register() -> None:
             r = _backward(nd, grad_output, x, indices)
             return grad_input.resize_(r.shape).copy_(r)
 
-        lib.impl(name, fwd, "PrivateUse1")
-        lib.impl(f"{name}.output", fwd_out, "PrivateUse1")
-        lib.impl(f"{name}_backward", bwd, "PrivateUse1")
-        lib.impl(f"{name}_backward.grad_input", bwd_out, "PrivateUse1")
+        impl(lib, name, fwd)
+        impl(lib, name_out, fwd_out)
+        impl(lib, backward, bwd)
+        impl(lib, backward_out, bwd_out)
     _lib = lib
