@@ -3,6 +3,7 @@
 #   make test   set up (if needed) and run every test (lint, ctest, then pytest), then
 #               the C++ suites and a pytest smoke subset on the second torch (test-torch214)
 #   make coverage  the full OpInfo sweep -> docs/coverage.{md,json}
+#   make op-index  the op index -> docs/ops.md
 # Both are idempotent: a second run skips the steps whose inputs did not change.
 
 PYTHON ?= python3
@@ -54,7 +55,7 @@ BUILD_DEFS = -C cmake.define.TORCHTPU_BUILD_TESTS=ON -C cmake.define.TORCHTPU_WE
              -C cmake.define.PJRT_C_API_INCLUDE_DIR=$(abspath $(PJRT_INCLUDE)) \
              $(if $(CCACHE),-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 
-.PHONY: run test bench coverage fuzz setup build cpp-test py-test format lint clean \
+.PHONY: run test bench coverage op-index fuzz setup build cpp-test py-test format lint clean \
         setup-torch214 build-torch214 test-torch214 accelerator-check accelerator-files
 
 run: build
@@ -70,6 +71,10 @@ bench: build
 # The full OpInfo sweep (every sample, float32/bfloat16/int64/bool) and its report.
 coverage: build
 	$(PY) tests/opinfo/sweep.py $(COVERAGE_ARGS)
+
+# The op index (docs/ops.md): every ATen overload torchtpu implements, where and how.
+op-index: build
+	$(PY) tools/op_index.py
 
 # The differential fuzzer: 10,000 random programs per mode against the CPU; repros and
 # summary.json in build/fuzz/ (FUZZ_ARGS="--workers 4 --seed 1" and so on).
@@ -150,11 +155,11 @@ py-test: build
 
 format: setup
 	$(VENV)/bin/clang-format -i $(filter %.cc %.h,$(CSRC))
-	$(VENV)/bin/ruff format torchtpu torchtpu_autoload tests examples benchmarks
+	$(VENV)/bin/ruff format torchtpu torchtpu_autoload tests examples benchmarks tools
 
 lint: setup
-	$(VENV)/bin/ruff check torchtpu torchtpu_autoload tests examples benchmarks
-	$(VENV)/bin/ruff format --check torchtpu torchtpu_autoload tests examples benchmarks
+	$(VENV)/bin/ruff check torchtpu torchtpu_autoload tests examples benchmarks tools
+	$(VENV)/bin/ruff format --check torchtpu torchtpu_autoload tests examples benchmarks tools
 	@echo "clang-format --dry-run -Werror (C++ sources)"
 	@$(VENV)/bin/clang-format --dry-run -Werror $(filter %.cc %.h,$(CSRC))
 

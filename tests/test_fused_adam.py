@@ -1,4 +1,4 @@
-"""torch.optim.Adam/AdamW(fused=True) on "tpu" (torchtpu/fused_adam.py) against
+"""torch.optim.Adam/AdamW(fused=True) on "tpu" (torchtpu/ops/fused_adam.py) against
 PyTorch's own fused CPU kernels, with no CPU fallback."""
 
 from __future__ import annotations

@@ -19,11 +19,8 @@ from torchtpu import (
     debug,
     metrics,
 )
-from torchtpu import batch_norm as _batch_norm
-from torchtpu import data_dependent as _data_dependent
 from torchtpu import device as _device_module
-from torchtpu import fractional_pool as _fractional_pool
-from torchtpu import fused_adam as _fused_adam
+from torchtpu import ops as _ops
 from torchtpu._plugin import PluginInfo, client, info, resolve
 from torchtpu.dynamo import compile_backend
 from torchtpu.modes import get_mode, mode, set_mode, sync
@@ -104,10 +101,7 @@ _C._register_lowered_overrides()
 # the first backward): that starts the runtime.
 _C._set_lazy_init(_device_module._lazy_init)
 _patch_printing()
-_data_dependent.register()
-_batch_norm.register()
-_fractional_pool.register()
-_fused_adam.register()
+_ops.register()
 
 
 def _register_distributed() -> None:

@@ -26,7 +26,7 @@
 #include "exec/program_limit.h"
 #include "exec/runtime_state.h"
 #include "exec/trace.h"
-#include "lower/lowering.h"
+#include "lower/core/lowering.h"
 #include "runtime/error.h"
 
 namespace torchtpu::aten {

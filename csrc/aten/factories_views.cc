@@ -1,6 +1,6 @@
 // Tensor creation and the metadata-only kernels: views, resize_, set_.
 // Views are ordinary PyTorch views over the shared storage; reading or
-// writing through them is resolved when an op uses them (lower/views.cc).
+// writing through them is resolved when an op uses them (lower/core/views.cc).
 #include <ATen/ATen.h>
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>

@@ -1,6 +1,6 @@
 // Meta kernels for geqrf and linalg_lstsq.out. The bridge learns an op's
 // result types from its Meta kernel, and PyTorch ships none for these two,
-// which have tpu lowerings (lower/linalg_qr.cc, lower/linalg_lstsq.cc). Checks
+// which have tpu lowerings (lower/linalg/qr.cc, lower/linalg/lstsq.cc). Checks
 // and shapes follow PyTorch's CPU kernels, including the CPU's default driver
 // (gelsy), so results match the CPU's. One difference: the residuals of the
 // gelsd / gelss drivers (tall A) are returned even when A is rank-deficient,

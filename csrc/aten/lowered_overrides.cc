@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "aten/bridge.h"
-#include "lower/lowering.h"
+#include "lower/core/lowering.h"
 
 namespace torchtpu::aten {
 

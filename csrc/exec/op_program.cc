@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "hlo/module.h"
-#include "lower/lowering.h"
-#include "lower/views.h"
+#include "lower/core/lowering.h"
+#include "lower/core/views.h"
 
 namespace torchtpu::exec {
 namespace {

@@ -11,7 +11,7 @@
 #include "hlo/function.h"
 #include "hlo/types.h"
 #include "ir/op_call.h"
-#include "lower/lowering.h"
+#include "lower/core/lowering.h"
 
 namespace torchtpu::exec {
 

@@ -21,7 +21,7 @@
 #include "exec/trace_owner.h"
 #include "exec/trace_state.h"
 #include "hlo/module.h"
-#include "lower/lowering.h"
+#include "lower/core/lowering.h"
 #include "runtime/client.h"
 
 namespace torchtpu::exec {

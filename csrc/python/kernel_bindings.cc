@@ -10,7 +10,7 @@
 
 #include "aten/custom_ops.h"
 #include "hlo/function_text.h"
-#include "lower/custom_kernel.h"
+#include "lower/core/custom_kernel.h"
 #include "python/bindings.h"
 
 namespace py = pybind11;

@@ -13,7 +13,7 @@
 #include "exec/recompile_explainer.h"
 #include "exec/runtime_state.h"
 #include "exec/trace.h"
-#include "lower/lowering.h"
+#include "lower/core/lowering.h"
 #include "python/bindings.h"
 #include "runtime/fork_guard.h"
 
@@ -219,6 +219,7 @@ void bindTorch(py::module_& m) {
     return "unknown";
   });
   m.def("_lowered_ops", &lower::registeredOps);
+  m.def("_lowering_sources", &lower::loweringSources);
   m.def("_compile_cache_dir", &exec::compileCacheDir);
   m.def("_register_lowered_overrides", &aten::registerLoweredOverrides);
   m.def("_storage_materialized",

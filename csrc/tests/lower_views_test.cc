@@ -5,8 +5,8 @@
 // the element indices PyTorch's strides give.
 #include <numeric>
 
-#include "lower/lowering.h"
-#include "lower/views.h"
+#include "lower/core/lowering.h"
+#include "lower/core/views.h"
 #include "tests/hlo_testing.h"
 #include "tests/ir_testing.h"
 

@@ -12,7 +12,7 @@ DTYPE_ORDER = ["float32", "bfloat16", "int64", "bool"]
 
 # Causes shown for ops that fall back for a known reason. (nonzero, masked_select,
 # unique, bincount and repeat_interleave run on the device in two steps since
-# torchtpu/data_dependent.py.)
+# torchtpu/ops/data_dependent.py.)
 DATA_DEPENDENT = {
     "aten::_local_scalar_dense": "reads a value back to the host",
 }
