@@ -302,23 +302,127 @@ class CallBuilder {
   }
 };
 
+// A list argument (tensors, numbers, ints, floats, bools). False (with `why`)
+// for a kind the bridge does not handle.
+bool describeList(const c10::Argument& a, const c10::Type* type, const c10::IValue& v,
+                  bool staticScalars, CallBuilder& b, ir::ArgValue& av, std::string& why) {
+  const c10::Type* elem = unwrapOptional(type->castRaw<c10::ListType>()->getElementType());
+  if (elem->kind() == TypeKind::TensorType) {
+    av.kind = Kind::kTensorList;
+    b.cpuIndices_ = a.name() == "indices";
+    for (const c10::IValue& e : v.toListRef()) {
+      av.tensors.push_back(e.isTensor() ? b.tensor(e.toTensor()) : ir::TensorRef{});
+    }
+    b.cpuIndices_ = false;
+  } else if (elem->kind() == TypeKind::NumberType && !staticScalars) {
+    std::vector<c10::Scalar> list;
+    for (const c10::IValue& e : v.toListRef()) list.push_back(e.toScalar());
+    av.kind = Kind::kScalar;
+    av.scalar = b.scalarList(list);
+  } else if (elem->kind() == TypeKind::IntType || elem->kind() == TypeKind::SymIntType) {
+    av.kind = Kind::kInts;
+    for (const c10::IValue& e : v.toListRef()) {
+      av.ints.push_back(e.isSymInt() ? e.toSymInt().expect_int() : e.toInt());
+    }
+  } else if (elem->kind() == TypeKind::FloatType || elem->kind() == TypeKind::NumberType) {
+    av.kind = Kind::kDoubles;
+    for (const c10::IValue& e : v.toListRef()) av.doubles.push_back(e.toScalar().toDouble());
+  } else if (elem->kind() == TypeKind::BoolType) {
+    av.kind = Kind::kInts;
+    for (const c10::IValue& e : v.toListRef()) av.ints.push_back(e.toBool() ? 1 : 0);
+  } else {
+    why = "argument '" + a.name() + "' of type " + a.type()->str();
+    return false;
+  }
+  return true;
+}
+
+// A Python number (Scalar): a static value of the program for ops whose
+// numbers decide shapes, else a runtime scalar.
+void describeNumber(const c10::IValue& v, bool staticScalars, CallBuilder& b, ir::ArgValue& av) {
+  if (!staticScalars) {
+    av.kind = Kind::kScalar;
+    av.scalar = b.scalar(v.toScalar());
+    return;
+  }
+  const c10::Scalar s = v.toScalar();
+  if (s.isIntegral(false)) {
+    av.kind = Kind::kInt;
+    av.i = s.toLong();
+  } else if (s.isBoolean()) {
+    av.kind = Kind::kBool;
+    av.b = s.toBool();
+  } else {
+    av.kind = Kind::kDouble;
+    av.d = s.toDouble();
+  }
+}
+
+// Any other argument: numbers, strings, dtypes, generators, and the layout,
+// device and memory-format arguments lowerings ignore.
+bool describeValue(const c10::Argument& a, const c10::Type* type, const c10::IValue& v,
+                   bool staticScalars, CallBuilder& b, ir::ArgValue& av, std::string& why) {
+  switch (type->kind()) {
+    case TypeKind::NumberType:
+      describeNumber(v, staticScalars, b, av);
+      return true;
+    case TypeKind::IntType:
+    case TypeKind::SymIntType:
+      av.kind = Kind::kInt;
+      av.i = v.isSymInt() ? v.toSymInt().expect_int() : v.toInt();
+      return true;
+    case TypeKind::FloatType:
+      av.kind = Kind::kDouble;
+      av.d = v.toDouble();
+      return true;
+    case TypeKind::BoolType:
+      av.kind = Kind::kBool;
+      av.b = v.toBool();
+      return true;
+    case TypeKind::StringType:
+      av.kind = Kind::kString;
+      av.s = v.toStringRef();
+      return true;
+    case TypeKind::ScalarTypeType:
+      av.kind = Kind::kDType;
+      av.dtype = requireElementType(v.toScalarType());
+      return true;
+    case TypeKind::GeneratorType:
+      av.kind = Kind::kRng;
+      av.scalar = b.rng(v.toOptional<at::Generator>());
+      return true;
+    case TypeKind::LayoutType:
+    case TypeKind::DeviceObjType:
+    case TypeKind::MemoryFormatType:
+      av.kind = Kind::kOther;
+      return true;
+    default:
+      why = "argument '" + a.name() + "' of type " + a.type()->str();
+      return false;
+  }
+}
+
+// The index of the first tpu tensor argument (args.size() when none).
+size_t firstTpuTensor(c10::ArrayRef<c10::IValue> args) {
+  for (size_t k = 0; k < args.size(); ++k) {
+    const c10::IValue& v = args[k];
+    if (v.isTensor() && v.toTensor().defined() &&
+        v.toTensor().device().type() == c10::DeviceType::PrivateUse1) {
+      return k;
+    }
+  }
+  return args.size();
+}
+
 // Fills the builder from the stack. Returns false (with `why`) for an argument
 // kind the bridge does not handle.
 bool describeArgs(const c10::FunctionSchema& schema, const OpInfo& info,
                   c10::ArrayRef<c10::IValue> args, CallBuilder& b, std::string& why) {
   const bool staticScalars = info.staticScalars;
-  // Find the device first so CPU scalars and generators know where to go.
-  size_t first = args.size();
+  // The device first, so CPU scalars and generators know where to go.
+  const size_t first = firstTpuTensor(args);
   ir::TensorRef firstRef;
-  for (size_t k = 0; k < args.size(); ++k) {
-    const c10::IValue& v = args[k];
-    if (v.isTensor() && v.toTensor().defined() &&
-        v.toTensor().device().type() == c10::DeviceType::PrivateUse1) {
-      firstRef = b.tensor(v.toTensor());
-      first = k;
-      break;
-    }
-  }
+  if (first < args.size()) firstRef = b.tensor(args[first].toTensor());
   for (size_t k = 0; k < args.size(); ++k) {
     const c10::Argument& a = schema.arguments()[k];
     const c10::IValue& v = args[k];
@@ -344,88 +448,9 @@ bool describeArgs(const c10::FunctionSchema& schema, const OpInfo& info,
       av.tensor = b.tensor(v.toTensor());
       b.cpuIndices_ = false;
     } else if (type->kind() == TypeKind::ListType) {
-      const c10::Type* elem = unwrapOptional(type->castRaw<c10::ListType>()->getElementType());
-      if (elem->kind() == TypeKind::TensorType) {
-        av.kind = Kind::kTensorList;
-        b.cpuIndices_ = a.name() == "indices";
-        for (const c10::IValue& e : v.toListRef()) {
-          av.tensors.push_back(e.isTensor() ? b.tensor(e.toTensor()) : ir::TensorRef{});
-        }
-        b.cpuIndices_ = false;
-      } else if (elem->kind() == TypeKind::NumberType && !staticScalars) {
-        std::vector<c10::Scalar> list;
-        for (const c10::IValue& e : v.toListRef()) list.push_back(e.toScalar());
-        av.kind = Kind::kScalar;
-        av.scalar = b.scalarList(list);
-      } else if (elem->kind() == TypeKind::IntType || elem->kind() == TypeKind::SymIntType) {
-        av.kind = Kind::kInts;
-        for (const c10::IValue& e : v.toListRef()) {
-          av.ints.push_back(e.isSymInt() ? e.toSymInt().expect_int() : e.toInt());
-        }
-      } else if (elem->kind() == TypeKind::FloatType || elem->kind() == TypeKind::NumberType) {
-        av.kind = Kind::kDoubles;
-        for (const c10::IValue& e : v.toListRef()) av.doubles.push_back(e.toScalar().toDouble());
-      } else if (elem->kind() == TypeKind::BoolType) {
-        av.kind = Kind::kInts;
-        for (const c10::IValue& e : v.toListRef()) av.ints.push_back(e.toBool() ? 1 : 0);
-      } else {
-        why = "argument '" + a.name() + "' of type " + a.type()->str();
-        return false;
-      }
-    } else {
-      switch (type->kind()) {
-        case TypeKind::NumberType:
-          if (staticScalars) {
-            const c10::Scalar s = v.toScalar();
-            if (s.isIntegral(false)) {
-              av.kind = Kind::kInt;
-              av.i = s.toLong();
-            } else if (s.isBoolean()) {
-              av.kind = Kind::kBool;
-              av.b = s.toBool();
-            } else {
-              av.kind = Kind::kDouble;
-              av.d = s.toDouble();
-            }
-          } else {
-            av.kind = Kind::kScalar;
-            av.scalar = b.scalar(v.toScalar());
-          }
-          break;
-        case TypeKind::IntType:
-        case TypeKind::SymIntType:
-          av.kind = Kind::kInt;
-          av.i = v.isSymInt() ? v.toSymInt().expect_int() : v.toInt();
-          break;
-        case TypeKind::FloatType:
-          av.kind = Kind::kDouble;
-          av.d = v.toDouble();
-          break;
-        case TypeKind::BoolType:
-          av.kind = Kind::kBool;
-          av.b = v.toBool();
-          break;
-        case TypeKind::StringType:
-          av.kind = Kind::kString;
-          av.s = v.toStringRef();
-          break;
-        case TypeKind::ScalarTypeType:
-          av.kind = Kind::kDType;
-          av.dtype = requireElementType(v.toScalarType());
-          break;
-        case TypeKind::GeneratorType:
-          av.kind = Kind::kRng;
-          av.scalar = b.rng(v.toOptional<at::Generator>());
-          break;
-        case TypeKind::LayoutType:
-        case TypeKind::DeviceObjType:
-        case TypeKind::MemoryFormatType:
-          av.kind = Kind::kOther;
-          break;
-        default:
-          why = "argument '" + a.name() + "' of type " + a.type()->str();
-          return false;
-      }
+      if (!describeList(a, type, v, staticScalars, b, av, why)) return false;
+    } else if (!describeValue(a, type, v, staticScalars, b, av, why)) {
+      return false;
     }
     // A generator argument that was None still needs the default generator.
     if (av.kind == Kind::kNone && type->kind() == TypeKind::GeneratorType) {
@@ -541,14 +566,11 @@ void addNewResult(const at::Tensor& t, ir::OpCall& call, ReturnSpec& spec) {
   }
 }
 
-// Runs the op on meta tensors to learn result types; fills results,
-// writeBack and returns. Resizes out= arguments that PyTorch would resize
-// (and asks the caller to describe the call again). Returns false with `why`
-// when the meta kernel fails or the returns are not tensors.
-bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args, ir::OpCall& call,
-                  std::vector<ReturnSpec>& returns, bool& resized, std::string& why) {
-  const auto& schema = op.schema();
-  torch::jit::Stack meta;
+// Runs the op's meta kernel over the arguments' meta versions; its results
+// replace them on `meta`. False (with `why`) when it fails and the op may
+// fall back to the CPU; PyTorch's error is thrown where it may not.
+bool runMeta(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
+             torch::jit::Stack& meta, std::string& why) {
   for (const auto& v : args) meta.push_back(metaArgument(v));
   try {
     const QuietWarnings quiet;
@@ -568,78 +590,86 @@ bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
     return false;
   }
   applyCpuLayouts(op, args, meta);
-  resized = false;
-  returns.clear();
-  call.results.clear();
-  call.writeBack.clear();
-  call.resultOrder.clear();
-  const auto& rets = schema.returns();
-  if (rets.empty()) {
-    // In-place ops returning nothing: the mutated arguments get the results.
-    for (size_t k = 0; k < schema.arguments().size(); ++k) {
-      if (!isWrite(schema.arguments()[k])) continue;
-      const c10::IValue& v = args[k];
-      if (v.isTensor()) {
-        call.results.push_back(typeOf(v.toTensor()));
-        call.writeBack.push_back({static_cast<int>(k), -1});
-      } else if (v.isTensorList()) {
-        int e = 0;
-        for (const at::Tensor& t : v.toTensorList()) {
-          call.results.push_back(typeOf(t));
-          call.writeBack.push_back({static_cast<int>(k), e++});
-        }
+  return true;
+}
+
+// In-place ops returning nothing: the mutated arguments get the results.
+bool resultsOfMutatedArguments(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+                               ir::OpCall& call, std::string& why) {
+  for (size_t k = 0; k < schema.arguments().size(); ++k) {
+    if (!isWrite(schema.arguments()[k])) continue;
+    const c10::IValue& v = args[k];
+    if (v.isTensor()) {
+      call.results.push_back(typeOf(v.toTensor()));
+      call.writeBack.push_back({static_cast<int>(k), -1});
+    } else if (v.isTensorList()) {
+      int e = 0;
+      for (const at::Tensor& t : v.toTensorList()) {
+        call.results.push_back(typeOf(t));
+        call.writeBack.push_back({static_cast<int>(k), e++});
       }
     }
-    return !call.results.empty() || (why = "no results", false);
   }
-  for (size_t r = 0; r < rets.size(); ++r) {
-    const c10::IValue& mv = meta[r];
-    const int alias = aliasedArg(schema, rets[r]);
-    ReturnSpec spec;
-    if (alias >= 0 && mv.isTensor()) {
-      const at::Tensor& actual = args[alias].toTensor();
-      const at::Tensor& m = mv.toTensor();
-      if (actual.sizes() != m.sizes()) {
-        // In-place targets keep their shape; out= arguments are resized.
-        if (keepsShape(schema, args, alias)) {
-          throwInPlaceShape(actual.sizes(), m.sizes());
-        }
-        // A resized out= tensor takes the result's layout, as on the CPU.
-        if (at::native::resize_output(actual, m.sizes()) && m.is_non_overlapping_and_dense() &&
-            !m.is_contiguous()) {
-          actual.as_strided_(m.sizes(), m.strides());
-        }
-        resized = true;
-      }
-      spec.kind = ReturnSpec::Kind::kAliasArg;
-      spec.arg = alias;
-      call.results.push_back(typeOf(m));
-      // Elementwise ops compute in their own dtype and cast into the target.
-      if (auto computed = computeDtypeOfOut(op, args, static_cast<size_t>(alias));
-          computed && *computed != m.scalar_type()) {
-        if (auto e = toElementType(*computed)) call.results.back().dtype = *e;
-      }
-      call.writeBack.push_back({alias, -1});
-    } else if (alias < 0 && mv.isTensor() && !mv.toTensor().defined()) {
-      spec.kind = ReturnSpec::Kind::kUndefined;
-      call.results.emplace_back();
-      call.writeBack.push_back({ir::OpCall::kDiscard, -1});
-    } else if (alias < 0 && mv.isTensor()) {
-      spec.kind = ReturnSpec::Kind::kNew;
-      addNewResult(mv.toTensor(), call, spec);
-    } else if (alias < 0 && mv.isTensorList()) {
-      spec.kind = ReturnSpec::Kind::kNewList;
-      spec.count = static_cast<int>(mv.toTensorList().size());
-      for (const at::Tensor& t : mv.toTensorList()) addNewResult(t, call, spec);
-    } else {
-      why = "return " + std::to_string(r) + " is not a tensor";
-      return false;
+  if (call.results.empty()) why = "no results";
+  return !call.results.empty();
+}
+
+// A return that aliases mutable argument `alias` (in-place and out= ops):
+// in-place targets keep their shape, out= arguments are resized (and take
+// the result's layout, as on the CPU; `resized` is set).
+void aliasedReturn(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args, int alias,
+                   const at::Tensor& m, ir::OpCall& call, bool& resized) {
+  const at::Tensor& actual = args[alias].toTensor();
+  if (actual.sizes() != m.sizes()) {
+    if (keepsShape(op.schema(), args, alias)) throwInPlaceShape(actual.sizes(), m.sizes());
+    if (at::native::resize_output(actual, m.sizes()) && m.is_non_overlapping_and_dense() &&
+        !m.is_contiguous()) {
+      actual.as_strided_(m.sizes(), m.strides());
     }
-    returns.push_back(spec);
+    resized = true;
   }
-  // Arguments written but not returned (batch norm's running statistics):
-  // extra results after the returns, written back into those arguments.
-  // native_batch_norm updates them in training without saying so in its schema.
+  call.results.push_back(typeOf(m));
+  // Elementwise ops compute in their own dtype and cast into the target.
+  if (auto computed = computeDtypeOfOut(op, args, static_cast<size_t>(alias));
+      computed && *computed != m.scalar_type()) {
+    if (auto e = toElementType(*computed)) call.results.back().dtype = *e;
+  }
+  call.writeBack.push_back({alias, -1});
+}
+
+// How return `r` (whose meta value is `mv`) is produced. False (with `why`)
+// for a return that is not a tensor.
+bool describeReturn(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args, size_t r,
+                    const c10::IValue& mv, ir::OpCall& call, ReturnSpec& spec, bool& resized,
+                    std::string& why) {
+  const int alias = aliasedArg(op.schema(), op.schema().returns()[r]);
+  if (alias >= 0 && mv.isTensor()) {
+    spec.kind = ReturnSpec::Kind::kAliasArg;
+    spec.arg = alias;
+    aliasedReturn(op, args, alias, mv.toTensor(), call, resized);
+  } else if (alias < 0 && mv.isTensor() && !mv.toTensor().defined()) {
+    spec.kind = ReturnSpec::Kind::kUndefined;
+    call.results.emplace_back();
+    call.writeBack.push_back({ir::OpCall::kDiscard, -1});
+  } else if (alias < 0 && mv.isTensor()) {
+    spec.kind = ReturnSpec::Kind::kNew;
+    addNewResult(mv.toTensor(), call, spec);
+  } else if (alias < 0 && mv.isTensorList()) {
+    spec.kind = ReturnSpec::Kind::kNewList;
+    spec.count = static_cast<int>(mv.toTensorList().size());
+    for (const at::Tensor& t : mv.toTensorList()) addNewResult(t, call, spec);
+  } else {
+    why = "return " + std::to_string(r) + " is not a tensor";
+    return false;
+  }
+  return true;
+}
+
+// Arguments written but not returned (batch norm's running statistics):
+// extra results after the returns, written back into those arguments.
+// native_batch_norm updates them in training without saying so in its schema.
+void writtenArguments(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+                      const std::vector<ReturnSpec>& returns, ir::OpCall& call) {
   const bool bnTraining = schema.name() == "aten::native_batch_norm" && args.size() > 5 &&
                           args[5].isBool() && args[5].toBool();
   for (size_t k = 0; k < schema.arguments().size(); ++k) {
@@ -655,6 +685,28 @@ bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
     call.results.push_back(typeOf(args[k].toTensor()));
     call.writeBack.push_back({static_cast<int>(k), -1});
   }
+}
+
+// Runs the op on meta tensors to learn result types; fills results,
+// writeBack and returns. Resizes out= arguments that PyTorch would resize
+// (and asks the caller to describe the call again). Returns false with `why`
+// when the meta kernel fails or the returns are not tensors.
+bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args, ir::OpCall& call,
+                  std::vector<ReturnSpec>& returns, bool& resized, std::string& why) {
+  torch::jit::Stack meta;
+  if (!runMeta(op, args, meta, why)) return false;
+  resized = false;
+  returns.clear();
+  call.results.clear();
+  call.writeBack.clear();
+  call.resultOrder.clear();
+  if (op.schema().returns().empty()) return resultsOfMutatedArguments(op.schema(), args, call, why);
+  for (size_t r = 0; r < op.schema().returns().size(); ++r) {
+    ReturnSpec spec;
+    if (!describeReturn(op, args, r, meta[r], call, spec, resized, why)) return false;
+    returns.push_back(spec);
+  }
+  writtenArguments(op.schema(), args, returns, call);
   return true;
 }
 

@@ -280,135 +280,178 @@ std::string blame(const Trace& t) {
   return "";
 }
 
-void flushLocked(Trace& t, const std::string& reason) {
-  if (t.nodes.empty()) return;
-  HostSpan span(SpanKind::kFlush, "tpu::flush", t.device);
-  if (span.active()) {
-    span.detail("reason", reason);
-    span.detail("ops", static_cast<int64_t>(t.nodes.size()));
-  }
-  if (t.capturing) {
-    throw runtime::Error(runtime::ErrorCode::kFailedPrecondition,
-                         "a graph being captured for torch.compile needs a value on the host "
-                         "(" +
-                             reason + ")");
-  }
-  // Live values: still referenced by a storage (or anything else).
-  std::vector<int> outputs;
+namespace {
+
+// What a flush returns and donates: the values still referenced (by a
+// storage or anything else), and the inputs that only the trace still holds,
+// each giving its buffer to an output of the same type.
+struct FlushPlan {
+  std::vector<int> outputs;  // value ids
   std::vector<PendingPtr> live;
+  std::vector<std::pair<int, int>> donations;  // (input, output)
+};
+
+FlushPlan planFlush(const Trace& t) {
+  FlushPlan plan;
   for (size_t v = 0; v < t.values.size(); ++v) {
     if (PendingPtr p = t.values[v].lock()) {
-      outputs.push_back(static_cast<int>(v));
-      live.push_back(std::move(p));
+      plan.outputs.push_back(static_cast<int>(v));
+      plan.live.push_back(std::move(p));
     }
   }
-  // Donation: inputs that only the trace still holds give their buffer to an
-  // output of the same type.
-  std::vector<std::pair<int, int>> donations;
-  std::vector<bool> taken(outputs.size(), false);
+  std::vector<bool> taken(plan.outputs.size(), false);
   for (size_t p = 0; p < t.inputs.size(); ++p) {
     if (t.inputs[p].use_count() != 1) continue;
     const hlo::TensorType type = t.inputs[p]->type();
-    for (size_t o = 0; o < outputs.size(); ++o) {
-      if (!taken[o] && t.valueTypes[outputs[o]] == type) {
+    for (size_t o = 0; o < plan.outputs.size(); ++o) {
+      if (!taken[o] && t.valueTypes[plan.outputs[o]] == type) {
         taken[o] = true;
-        donations.emplace_back(static_cast<int>(p), static_cast<int>(o));
+        plan.donations.emplace_back(static_cast<int>(p), static_cast<int>(o));
         break;
       }
     }
   }
+  return plan;
+}
 
-  // Scalars start as constants of the program (XLA optimizes constants much
-  // better than inputs); one that changes between flushes of the same trace
-  // structure becomes a program input for good (one recompile), so a
-  // learning-rate schedule or a step counter stops recompiling after it first
-  // changes.
-  const std::string structure = traceKey(t, outputs, donations);
-  std::vector<std::optional<HostScalar>>& seen = scalarHistory()[structure];
+// The program a flush runs: its structure, its cache key, and which scalars
+// are constants of it. Scalars start as constants of the program (XLA
+// optimizes constants much better than inputs); one that changes between
+// flushes of the same trace structure becomes a program input for good (one
+// recompile), so a learning-rate schedule or a step counter stops
+// recompiling after it first changes.
+struct ProgramKey {
+  std::string structure;
+  std::string key;
+  std::vector<bool> constant;
+};
+
+ProgramKey programKey(const Trace& t, const FlushPlan& plan) {
+  ProgramKey k;
+  k.structure = traceKey(t, plan.outputs, plan.donations);
+  std::vector<std::optional<HostScalar>>& seen = scalarHistory()[k.structure];
   if (seen.size() != t.scalars.size()) {
     seen.assign(t.scalars.begin(), t.scalars.end());
   } else {
-    for (size_t k = 0; k < seen.size(); ++k) {
-      if (seen[k] && *seen[k] != t.scalars[k]) seen[k].reset();
+    for (size_t s = 0; s < seen.size(); ++s) {
+      if (seen[s] && *seen[s] != t.scalars[s]) seen[s].reset();
     }
   }
-  std::vector<bool> constant(t.scalars.size());
-  std::string key = structure;
-  key += '#';
-  for (size_t k = 0; k < seen.size(); ++k) {
-    constant[k] = seen[k].has_value();
-    if (!constant[k]) {
-      key += '*';
+  k.constant.resize(t.scalars.size());
+  k.key = k.structure;
+  k.key += '#';
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (size_t s = 0; s < seen.size(); ++s) {
+    k.constant[s] = seen[s].has_value();
+    if (!k.constant[s]) {
+      k.key += '*';
       continue;
     }
-    static constexpr char kHex[] = "0123456789abcdef";
-    for (uint8_t byte : t.scalars[k]) {
-      key += kHex[byte >> 4];
-      key += kHex[byte & 15];
+    for (uint8_t byte : t.scalars[s]) {
+      k.key += kHex[byte >> 4];
+      k.key += kHex[byte & 15];
     }
-    key += ',';
+    k.key += ',';
   }
-  const ScalarLayout layout = layoutScalars(t, constant);
-  const ScalarPacking& packing = layout.packing;
-  std::shared_ptr<const FusedProgram> program;
-  if (auto it = programCache().find(key); it != programCache().end()) {
-    program = it->second;
-    metrics().cacheHits += 1;
-  } else {
-    {
-      TraceSummary summary;
-      summary.device = t.device;
-      for (const Node& n : t.nodes)
-        summary.nodes.push_back({&n.call, &n.key, &n.arrays, &n.source});
-      for (const auto& in : t.inputs) summary.inputTypes.push_back(in->type().str());
-      for (bool c : constant) summary.scalarIsInput.push_back(!c);
-      summary.outputs = structure.substr(structure.rfind('|', structure.rfind('|') - 1));
-      summary.reason = reason;
-      watchTraceGrowth(summary);
-      if (explainRecompiles()) explainTraceCompile(summary);
-    }
-    auto fused = std::make_shared<FusedProgram>();
-    fused->outputs = outputs;
-    try {
-      // Building the program can fail too (an op the builder rejects): the
-      // trace is dropped either way, or every later flush would fail again.
-      hlo::Module module("fused");
-      hlo::Function& fn = module.addFunction("main", paramTypes(t, layout), true);
-      std::vector<hlo::Value> values = emitNodes(fn, t, t.nodes.size(), layout, outputs);
-      std::vector<hlo::Value> outs;
-      for (int v : outputs) outs.push_back(values[v]);
-      fn.ret(outs);
-      for (auto [p, o] : donations) fn.aliasParamToOutput(p, o);
-      const std::string text = module.toText();
-      const int64_t before = metrics().compiles.load();
-      ProgramOrigin origin{"trace", {}};
-      if (!programDumpDir().empty()) {
-        for (const Node& n : t.nodes) origin.ops.push_back(describe(n));
-      }
-      fused->exe = compileCached(
-          text, "a fused program of " + std::to_string(t.nodes.size()) + " ops", {}, origin);
-      if (metrics().compiles.load() > before) {
-        static bool compiledBefore = false;  // under traceMutex()
-        if (compiledBefore) metrics().recompiles += 1;
-        compiledBefore = true;
-      }
-    } catch (const std::exception& e) {
-      const std::string culprit = blame(t);
-      t.reset();  // its pending values are lost: reading them raises
-      throw runtime::Error(runtime::ErrorCode::kInternal,
-                           "a fused program failed to compile" +
-                               (culprit.empty() ? std::string(": ") + e.what()
-                                                : "; the op that fails is " + culprit) +
-                               (sourceLinesEnabled() ? ""
-                                                     : " (TORCHTPU_SOURCE_LINES=1 adds the Python "
-                                                       "line of each op to this message)"));
-    }
-    makeRoomForProgram(programCache());
-    programCache()[key] = fused;
-    program = fused;
-  }
+  return k;
+}
 
-  // Launch.
+// Before a new program is built: the growth watcher and, when on, the
+// recompile explainer look at the trace.
+void noteNewProgram(const Trace& t, const ProgramKey& k, const std::string& reason) {
+  TraceSummary summary;
+  summary.device = t.device;
+  for (const Node& n : t.nodes) summary.nodes.push_back({&n.call, &n.key, &n.arrays, &n.source});
+  for (const auto& in : t.inputs) summary.inputTypes.push_back(in->type().str());
+  for (bool c : k.constant) summary.scalarIsInput.push_back(!c);
+  summary.outputs = k.structure.substr(k.structure.rfind('|', k.structure.rfind('|') - 1));
+  summary.reason = reason;
+  watchTraceGrowth(summary);
+  if (explainRecompiles()) explainTraceCompile(summary);
+}
+
+// Builds and compiles the fused program of a trace. A failure (an op the
+// builder or the compiler rejects) drops the trace, or every later flush
+// would fail again, and names the op that fails.
+std::shared_ptr<const FusedProgram> compileTrace(Trace& t, const FlushPlan& plan,
+                                                 const ScalarLayout& layout) {
+  auto fused = std::make_shared<FusedProgram>();
+  fused->outputs = plan.outputs;
+  try {
+    hlo::Module module("fused");
+    hlo::Function& fn = module.addFunction("main", paramTypes(t, layout), true);
+    std::vector<hlo::Value> values = emitNodes(fn, t, t.nodes.size(), layout, plan.outputs);
+    std::vector<hlo::Value> outs;
+    for (int v : plan.outputs) outs.push_back(values[v]);
+    fn.ret(outs);
+    for (auto [p, o] : plan.donations) fn.aliasParamToOutput(p, o);
+    const std::string text = module.toText();
+    const int64_t before = metrics().compiles.load();
+    ProgramOrigin origin{"trace", {}};
+    if (!programDumpDir().empty()) {
+      for (const Node& n : t.nodes) origin.ops.push_back(describe(n));
+    }
+    fused->exe = compileCached(
+        text, "a fused program of " + std::to_string(t.nodes.size()) + " ops", {}, origin);
+    if (metrics().compiles.load() > before) {
+      static bool compiledBefore = false;  // under traceMutex()
+      if (compiledBefore) metrics().recompiles += 1;
+      compiledBefore = true;
+    }
+  } catch (const std::exception& e) {
+    const std::string culprit = blame(t);
+    t.reset();  // its pending values are lost: reading them raises
+    throw runtime::Error(
+        runtime::ErrorCode::kInternal,
+        "a fused program failed to compile" +
+            (culprit.empty() ? std::string(": ") + e.what() : "; the op that fails is " + culprit) +
+            (sourceLinesEnabled() ? ""
+                                  : " (TORCHTPU_SOURCE_LINES=1 adds the Python "
+                                    "line of each op to this message)"));
+  }
+  return fused;
+}
+
+// The cached program of `k`, or a new one.
+std::shared_ptr<const FusedProgram> fusedProgramFor(Trace& t, const FlushPlan& plan,
+                                                    const ProgramKey& k, const ScalarLayout& layout,
+                                                    const std::string& reason) {
+  if (auto it = programCache().find(k.key); it != programCache().end()) {
+    metrics().cacheHits += 1;
+    return it->second;
+  }
+  noteNewProgram(t, k, reason);
+  std::shared_ptr<const FusedProgram> fused = compileTrace(t, plan, layout);
+  makeRoomForProgram(programCache());
+  programCache()[k.key] = fused;
+  return fused;
+}
+
+// An out-of-memory message names the op that makes the largest value of the
+// program: the likely culprit.
+std::string withLargestValue(const Trace& t, std::string message) {
+  const Node* largest = nullptr;
+  int64_t largestBytes = -1;
+  for (const Node& n : t.nodes) {
+    for (int v : n.outputs) {
+      const int64_t bytes = t.valueTypes[v].numElements() *
+                            static_cast<int64_t>(runtime::elementByteSize(t.valueTypes[v].dtype));
+      if (bytes > largestBytes) {
+        largestBytes = bytes;
+        largest = &n;
+      }
+    }
+  }
+  if (largest == nullptr) return message;
+  return message + "; the largest value of this fused program (" + std::to_string(largestBytes) +
+         " bytes) comes from " + describe(*largest);
+}
+
+// Launches the program with the trace's inputs and runtime scalars; a
+// failure drops the trace.
+std::vector<ArrayPtr> launchTrace(Trace& t, const FusedProgram& program, const FlushPlan& plan,
+                                  const ScalarLayout& layout, const std::string& reason) {
+  const ScalarPacking& packing = layout.packing;
   std::vector<std::vector<uint8_t>> bytes(packing.groups.size());
   std::vector<std::vector<int64_t>> dims(packing.groups.size());
   LaunchInputs in;
@@ -421,36 +464,18 @@ void flushLocked(Trace& t, const std::string& reason) {
   }
   const std::string what = "fused program (" + std::to_string(t.nodes.size()) + " ops)";
   LaunchSpec spec;
-  spec.exe = program->exe.get();
+  spec.exe = program.exe.get();
   spec.what = what;
   if (profiling()) {
     spec.details = {{"ops", std::to_string(t.nodes.size()), false}, {"reason", reason, true}};
   }
-  spec.origins = outputOrigins(t, live);
-  std::vector<ArrayPtr> produced;
+  spec.origins = outputOrigins(t, plan.live);
   try {
-    produced = launchProgram(spec, in);
+    return launchProgram(spec, in);
   } catch (const runtime::Error& e) {
     std::string message = e.message();
     if (e.code() == runtime::ErrorCode::kResourceExhausted) {
-      // Name the op that makes the largest value: the likely culprit.
-      const Node* largest = nullptr;
-      int64_t largestBytes = -1;
-      for (const Node& n : t.nodes) {
-        for (int v : n.outputs) {
-          const int64_t bytes =
-              t.valueTypes[v].numElements() *
-              static_cast<int64_t>(runtime::elementByteSize(t.valueTypes[v].dtype));
-          if (bytes > largestBytes) {
-            largestBytes = bytes;
-            largest = &n;
-          }
-        }
-      }
-      if (largest != nullptr) {
-        message += "; the largest value of this fused program (" + std::to_string(largestBytes) +
-                   " bytes) comes from " + describe(*largest);
-      }
+      message = withLargestValue(t, std::move(message));
     }
     t.reset();  // its pending values are lost: reading them raises
     throw runtime::Error(e.code(), message);
@@ -458,13 +483,33 @@ void flushLocked(Trace& t, const std::string& reason) {
     t.reset();
     throw;
   }
+}
+
+}  // namespace
+
+void flushLocked(Trace& t, const std::string& reason) {
+  if (t.nodes.empty()) return;
+  HostSpan span(SpanKind::kFlush, "tpu::flush", t.device);
+  if (span.active()) {
+    span.detail("reason", reason);
+    span.detail("ops", static_cast<int64_t>(t.nodes.size()));
+  }
+  if (t.capturing) {
+    throw runtime::Error(
+        runtime::ErrorCode::kFailedPrecondition,
+        "a graph being captured for torch.compile needs a value on the host (" + reason + ")");
+  }
+  const FlushPlan plan = planFlush(t);
+  const ProgramKey k = programKey(t, plan);
+  const ScalarLayout layout = layoutScalars(t, k.constant);
+  const std::shared_ptr<const FusedProgram> program = fusedProgramFor(t, plan, k, layout, reason);
+  std::vector<ArrayPtr> produced = launchTrace(t, *program, plan, layout, reason);
   metrics().addFlush(reason);
   metrics().fusedOps += static_cast<int64_t>(t.nodes.size());
-  for (size_t o = 0; o < live.size(); ++o) {
-    live[o]->resolved = std::move(produced[o]);
-    if (live[o]->hasShape) labelShape(*live[o]->resolved, live[o]->shape);
+  for (size_t o = 0; o < plan.live.size(); ++o) {
+    plan.live[o]->resolved = std::move(produced[o]);
+    if (plan.live[o]->hasShape) labelShape(*plan.live[o]->resolved, plan.live[o]->shape);
   }
-
   t.reset();
 }
 

@@ -57,9 +57,19 @@ py::dict metricsDict() {
 void bindTorch(py::module_& m) {
   m.def(
       "_init_runtime",
-      [](const std::string& path, const std::map<std::string, int64_t>& options) {
+      [](const std::string& path, const std::map<std::string, py::object>& options) {
         runtime::ClientOptions o;
-        for (const auto& [k, v] : options) o[k] = v;
+        for (const auto& [k, v] : options) {
+          if (py::isinstance<py::bool_>(v)) {  // before int: a Python bool is an int
+            o[k] = v.cast<bool>();
+          } else if (py::isinstance<py::int_>(v)) {
+            o[k] = v.cast<int64_t>();
+          } else if (py::isinstance<py::float_>(v)) {
+            o[k] = v.cast<double>();
+          } else {
+            o[k] = v.cast<std::string>();
+          }
+        }
         exec::initRuntime(path, o);
       },
       py::arg("plugin_path"), py::arg("options"));

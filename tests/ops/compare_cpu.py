@@ -17,13 +17,26 @@ def _flat(v):
     return [t for t in v if isinstance(t, torch.Tensor)]
 
 
-def run(fn, *inputs, grad=False, atol=1e-5, rtol=1e-5, allow=(), nograd=(), grad_equal_nan=False):
-    """fn on CPU and on tpu, compared (NaN == NaN); with `grad`, also the
-    gradients of the floating inputs (except the positions in `nograd`; NaN
-    gradients compare equal only with `grad_equal_nan`). Asserts that nothing
-    fell back to the CPU except `allow`."""
+def run(
+    fn,
+    *inputs,
+    grad: bool | tuple[int, ...] = False,
+    atol=1e-5,
+    rtol=1e-5,
+    allow=(),
+    nograd=(),
+    grad_equal_nan=False,
+):
+    """fn on CPU and on tpu from the same inputs; results compared with their
+    dtypes and shapes (NaN == NaN). With `grad` (True: every floating input but
+    the positions in `nograd`; a tuple: the inputs at those positions), also
+    the gradients for the same random output gradients (NaN gradients compare
+    equal only with `grad_equal_nan`). Asserts that nothing fell back to the
+    CPU except the ops in `allow`."""
 
     def needs(i, x):
+        if isinstance(grad, tuple):
+            return i in grad
         return grad and x.is_floating_point() and i not in nograd
 
     cpu_in = [x.clone().requires_grad_(needs(i, x)) for i, x in enumerate(inputs)]

@@ -4,6 +4,9 @@ transposed convolutions (output_padding), max pooling with indices, average
 pooling (ceil_mode, count_include_pad, divisor_override), adaptive average
 pooling, and a small CNN."""
 
+from functools import partial
+
+import compare_cpu
 import pytest
 import torch
 import torch.nn as nn
@@ -12,6 +15,8 @@ import torch.nn.functional as F
 import torchtpu
 
 D = "tpu"
+# The shared CPU comparison, with this file's defaults.
+run = partial(compare_cpu.run, grad=True, atol=1e-4, rtol=1e-4)
 
 # conv1d/2d/3d reach a PrivateUse1 device as aten::convolution, which PyTorch
 # implements in CompositeExplicitAutograd (ending in convolution_overrideable,
@@ -25,32 +30,6 @@ needs_conv = pytest.mark.skipif(
     ),
     reason="the bridge does not register aten::convolution for PrivateUse1 yet",
 )
-
-
-def run(fn, *inputs, grad=True, atol=1e-4, rtol=1e-4):
-    """fn on CPU and on tpu, compared (all outputs); with `grad`, also the input
-    gradients for the same random output gradient. Returns the CPU fallbacks."""
-    cpu_in = [x.clone().requires_grad_(grad and x.is_floating_point()) for x in inputs]
-    tpu_in = [x.detach().to(D).requires_grad_(grad and x.is_floating_point()) for x in inputs]
-    torchtpu.metrics.reset()
-    want = fn(*cpu_in)
-    got = fn(*tpu_in)
-    want_t = want if isinstance(want, tuple) else (want,)
-    got_t = got if isinstance(got, tuple) else (got,)
-    for w, g in zip(want_t, got_t, strict=True):
-        torch.testing.assert_close(g.cpu(), w.detach(), atol=atol, rtol=rtol, equal_nan=True)
-    if grad and want_t[0].requires_grad:
-        g = torch.randn_like(want_t[0])
-        want_t[0].backward(g)
-        got_t[0].backward(g.to(D))
-        for a, b in zip(cpu_in, tpu_in, strict=True):
-            if a.grad is not None:
-                torch.testing.assert_close(b.grad.cpu(), a.grad, atol=atol, rtol=rtol)
-    return torchtpu.metrics.counters()["fallbacks"]
-
-
-def no_fallback(fallbacks):
-    assert not fallbacks, f"CPU fallbacks: {fallbacks}"
 
 
 def r(*shape):
@@ -75,22 +54,18 @@ def r(*shape):
 )
 def test_conv2d(kw):
     groups = kw.get("groups", 1)
-    no_fallback(
-        run(
-            lambda x, w, b: F.conv2d(x, w, b, **kw),
-            r(2, 4, 9, 8),
-            r(6 if groups != 4 else 4, 4 // groups, 3, 3),
-            r(6 if groups != 4 else 4),
-        )
+    run(
+        lambda x, w, b: F.conv2d(x, w, b, **kw),
+        r(2, 4, 9, 8),
+        r(6 if groups != 4 else 4, 4 // groups, 3, 3),
+        r(6 if groups != 4 else 4),
     )
 
 
 @needs_conv
 def test_conv1d_conv3d_no_bias():
-    no_fallback(run(lambda x, w: F.conv1d(x, w, stride=2, padding=1), r(2, 3, 11), r(5, 3, 3)))
-    no_fallback(
-        run(lambda x, w: F.conv3d(x, w, padding=1, groups=2), r(1, 4, 5, 6, 5), r(2, 2, 3, 3, 3))
-    )
+    run(lambda x, w: F.conv1d(x, w, stride=2, padding=1), r(2, 3, 11), r(5, 3, 3))
+    run(lambda x, w: F.conv3d(x, w, padding=1, groups=2), r(1, 4, 5, 6, 5), r(2, 2, 3, 3, 3))
 
 
 @needs_conv
@@ -106,24 +81,20 @@ def test_conv1d_conv3d_no_bias():
 )
 def test_conv_transpose2d(kw):
     groups = kw.get("groups", 1)
-    no_fallback(
-        run(
-            lambda x, w, b: F.conv_transpose2d(x, w, b, **kw),
-            r(2, 4, 5, 6),
-            r(4, 6 // groups, 3, 3),
-            r(6),
-        )
+    run(
+        lambda x, w, b: F.conv_transpose2d(x, w, b, **kw),
+        r(2, 4, 5, 6),
+        r(4, 6 // groups, 3, 3),
+        r(6),
     )
 
 
 @needs_conv
 def test_conv_transpose1d():
-    no_fallback(
-        run(
-            lambda x, w: F.conv_transpose1d(x, w, stride=3, padding=2, output_padding=1),
-            r(2, 3, 7),
-            r(3, 2, 4),
-        )
+    run(
+        lambda x, w: F.conv_transpose1d(x, w, stride=3, padding=2, output_padding=1),
+        r(2, 3, 7),
+        r(3, 2, 4),
     )
 
 
@@ -137,7 +108,7 @@ def test_conv_grad_subsets():
     wc = w.clone().requires_grad_()
     F.conv2d(x, wc, padding=1).sum().backward()
     torch.testing.assert_close(wt.grad.cpu(), wc.grad, atol=1e-4, rtol=1e-4)
-    no_fallback(torchtpu.metrics.counters()["fallbacks"])
+    torchtpu.metrics.counters()["fallbacks"]
 
 
 # ---- pooling ------------------------------------------------------------------------
@@ -154,21 +125,19 @@ def test_conv_grad_subsets():
 )
 def test_max_pool2d_with_indices(kw):
     fn = lambda x: F.max_pool2d(x, return_indices=True, **kw)  # noqa: E731
-    no_fallback(run(fn, r(2, 3, 9, 10)))
-    no_fallback(run(fn, r(3, 7, 7)))  # unbatched
+    run(fn, r(2, 3, 9, 10))
+    run(fn, r(3, 7, 7))  # unbatched
 
 
 def test_max_pool_ties_and_nan():
     x = torch.zeros(1, 1, 4, 4)
     x[0, 0, 1, 1] = float("nan")
     x[0, 0, 2, 3] = -float("inf")
-    no_fallback(run(lambda x: F.max_pool2d(x, 2, return_indices=True), x, grad=False))
-    no_fallback(
-        run(
-            lambda x: F.max_pool2d(x, 3, stride=1, padding=1),
-            torch.full((1, 1, 3, 3), -float("inf")),
-            grad=False,
-        )
+    run(lambda x: F.max_pool2d(x, 2, return_indices=True), x, grad=False)
+    run(
+        lambda x: F.max_pool2d(x, 3, stride=1, padding=1),
+        torch.full((1, 1, 3, 3), -float("inf")),
+        grad=False,
     )
 
 
@@ -184,25 +153,25 @@ def test_max_pool_ties_and_nan():
     ],
 )
 def test_avg_pool2d(kw):
-    no_fallback(run(lambda x: F.avg_pool2d(x, **kw), r(2, 3, 10, 9)))
+    run(lambda x: F.avg_pool2d(x, **kw), r(2, 3, 10, 9))
 
 
 def test_pool1d_and_3d():
-    no_fallback(run(lambda x: F.max_pool1d(x, 3, stride=2, padding=1), r(2, 3, 11)))
-    no_fallback(run(lambda x: F.avg_pool1d(x, 3, stride=2, ceil_mode=True), r(2, 3, 11)))
-    no_fallback(run(lambda x: F.max_pool3d(x, 2, return_indices=True), r(1, 2, 4, 5, 6)))
-    no_fallback(run(lambda x: F.avg_pool3d(x, 3, stride=2, padding=1), r(1, 2, 5, 5, 6)))
+    run(lambda x: F.max_pool1d(x, 3, stride=2, padding=1), r(2, 3, 11))
+    run(lambda x: F.avg_pool1d(x, 3, stride=2, ceil_mode=True), r(2, 3, 11))
+    run(lambda x: F.max_pool3d(x, 2, return_indices=True), r(1, 2, 4, 5, 6))
+    run(lambda x: F.avg_pool3d(x, 3, stride=2, padding=1), r(1, 2, 5, 5, 6))
 
 
 @pytest.mark.parametrize("size", [(3, 3), (4, 5), (1, 1), (5, 7)])
 def test_adaptive_avg_pool2d(size):
-    no_fallback(run(lambda x: F.adaptive_avg_pool2d(x, size), r(2, 3, 12, 10)))
+    run(lambda x: F.adaptive_avg_pool2d(x, size), r(2, 3, 12, 10))
 
 
 def test_pool_bf16():
     x = r(2, 3, 8, 8).bfloat16()
-    no_fallback(run(lambda x: F.max_pool2d(x, 2), x, grad=False))
-    no_fallback(run(lambda x: F.avg_pool2d(x, 2), x, grad=False, atol=1e-2, rtol=1e-2))
+    run(lambda x: F.max_pool2d(x, 2), x, grad=False)
+    run(lambda x: F.avg_pool2d(x, 2), x, grad=False, atol=1e-2, rtol=1e-2)
 
 
 # ---- a small CNN ----------------------------------------------------------------------

@@ -2,7 +2,9 @@
 backward, with no CPU fallback; and an embedding + attention block."""
 
 import math
+from functools import partial
 
+import compare_cpu
 import pytest
 import torch
 import torch.nn as nn
@@ -11,29 +13,8 @@ import torch.nn.functional as F
 import torchtpu
 
 D = "tpu"
-
-
-def run(fn, *inputs, grad=True, atol=1e-5, rtol=1e-5):
-    """fn on CPU and on tpu, compared; with `grad`, also the gradients of the
-    floating inputs for the same random output gradient. Returns the CPU fallbacks."""
-    cpu_in = [x.clone().requires_grad_(grad and x.is_floating_point()) for x in inputs]
-    tpu_in = [x.detach().to(D).requires_grad_(grad and x.is_floating_point()) for x in inputs]
-    torchtpu.metrics.reset()
-    want = fn(*cpu_in)
-    got = fn(*tpu_in)
-    torch.testing.assert_close(got.cpu(), want.detach(), atol=atol, rtol=rtol)
-    if grad and want.requires_grad:
-        g = torch.randn_like(want)
-        want.backward(g)
-        got.backward(g.to(D))
-        for a, b in zip(cpu_in, tpu_in, strict=True):
-            if a.grad is not None:
-                torch.testing.assert_close(b.grad.cpu(), a.grad, atol=atol, rtol=rtol)
-    return torchtpu.metrics.counters()["fallbacks"]
-
-
-def no_fallback(fallbacks):
-    assert not fallbacks, f"CPU fallbacks: {fallbacks}"
+# The shared CPU comparison, with this file's defaults.
+run = partial(compare_cpu.run, grad=True, atol=1e-5, rtol=1e-5)
 
 
 def r(*shape):
@@ -45,81 +26,67 @@ def idx(*values):
 
 
 def test_index_select():
-    no_fallback(run(lambda x, i: x.index_select(1, i), r(3, 5, 2), idx(4, 0, 4, 2)))
-    no_fallback(run(lambda x, i: x.index_select(0, i), r(6), idx(5, 1)))
-    no_fallback(
-        run(
-            lambda x, i: x.index_select(-1, i),
-            torch.arange(12).reshape(3, 4),
-            idx(3, 3),
-            grad=False,
-        )
+    run(lambda x, i: x.index_select(1, i), r(3, 5, 2), idx(4, 0, 4, 2))
+    run(lambda x, i: x.index_select(0, i), r(6), idx(5, 1))
+    run(
+        lambda x, i: x.index_select(-1, i),
+        torch.arange(12).reshape(3, 4),
+        idx(3, 3),
+        grad=False,
     )
 
 
 def test_gather_take_along_dim():
     x = r(3, 4, 5)
     i = torch.randint(0, 4, (3, 2, 5))
-    no_fallback(run(lambda x, i: torch.gather(x, 1, i), x, i))
-    no_fallback(run(lambda x, i: torch.gather(x, -1, i), r(4, 6), torch.randint(0, 6, (3, 2))))
-    no_fallback(
-        run(lambda x, i: torch.take_along_dim(x, i, dim=2), x, torch.randint(0, 5, (3, 4, 2)))
-    )
-    no_fallback(run(lambda x, i: torch.gather(x, 0, i), torch.arange(10), idx(9, 0, 3), grad=False))
+    run(lambda x, i: torch.gather(x, 1, i), x, i)
+    run(lambda x, i: torch.gather(x, -1, i), r(4, 6), torch.randint(0, 6, (3, 2)))
+    run(lambda x, i: torch.take_along_dim(x, i, dim=2), x, torch.randint(0, 5, (3, 4, 2)))
+    run(lambda x, i: torch.gather(x, 0, i), torch.arange(10), idx(9, 0, 3), grad=False)
 
 
 @pytest.mark.parametrize("reduce", [None, "add", "multiply"])
 def test_scatter(reduce):
     kw = {} if reduce is None else {"reduce": reduce}
     i = idx(0, 2, 1, 0)[None].expand(2, 4).contiguous()  # unique per column
-    no_fallback(run(lambda s, src, i: s.scatter(0, i, src, **kw), r(3, 4), r(2, 5), i, grad=False))
-    no_fallback(
-        run(lambda s, src, i: s.scatter(0, i, src, **kw), r(3, 4), r(2, 4), i, grad=reduce is None)
-    )
-    no_fallback(
-        run(
-            lambda s, i: s.scatter(1, i, 2.5, **kw),
-            r(3, 4),
-            idx(0, 3)[None].expand(3, 2),
-            grad=False,
-        )
+    run(lambda s, src, i: s.scatter(0, i, src, **kw), r(3, 4), r(2, 5), i, grad=False)
+    run(lambda s, src, i: s.scatter(0, i, src, **kw), r(3, 4), r(2, 4), i, grad=reduce is None)
+    run(
+        lambda s, i: s.scatter(1, i, 2.5, **kw),
+        r(3, 4),
+        idx(0, 3)[None].expand(3, 2),
+        grad=False,
     )
 
 
 def test_scatter_add_and_reduce():
     i = torch.randint(0, 3, (4, 5))
-    no_fallback(run(lambda s, src, i: s.scatter_add(0, i, src), r(3, 5), r(4, 5), i))
+    run(lambda s, src, i: s.scatter_add(0, i, src), r(3, 5), r(4, 5), i)
     for red in ["sum", "prod", "mean", "amax", "amin"]:
         for include_self in [True, False]:
-            no_fallback(
-                run(
-                    lambda s, src, i, red=red, inc=include_self: s.scatter_reduce(
-                        0, i, src, red, include_self=inc
-                    ),
-                    r(3, 5),
-                    r(4, 5),
-                    i,
-                    grad=False,
-                )
+            run(
+                lambda s, src, i, red=red, inc=include_self: s.scatter_reduce(
+                    0, i, src, red, include_self=inc
+                ),
+                r(3, 5),
+                r(4, 5),
+                i,
+                grad=False,
             )
     si = torch.randint(-9, 9, (3, 5))
-    no_fallback(
-        run(
-            lambda s, src, i: s.scatter_reduce(0, i, src, "mean", include_self=True),
-            si,
-            torch.randint(-9, 9, (4, 5)),
-            i,
-            grad=False,
-        )
+    run(
+        lambda s, src, i: s.scatter_reduce(0, i, src, "mean", include_self=True),
+        si,
+        torch.randint(-9, 9, (4, 5)),
+        i,
+        grad=False,
     )
-    no_fallback(
-        run(
-            lambda s, src, i: s.scatter_reduce(0, i, src, "amax", include_self=False),
-            si,
-            torch.randint(-9, 9, (4, 5)),
-            i,
-            grad=False,
-        )
+    run(
+        lambda s, src, i: s.scatter_reduce(0, i, src, "amax", include_self=False),
+        si,
+        torch.randint(-9, 9, (4, 5)),
+        i,
+        grad=False,
     )
 
 
@@ -132,29 +99,27 @@ def test_inplace_scatter():
     t.scatter_add_(0, i.to(D), src.to(D))
     want = s.clone().scatter_(0, i, src).scatter_add_(0, i, src)
     torch.testing.assert_close(t.cpu(), want)
-    no_fallback(torchtpu.metrics.counters()["fallbacks"])
+    torchtpu.metrics.counters()["fallbacks"]
 
 
 def test_advanced_index():
     x = r(4, 5, 6)
-    no_fallback(run(lambda x, i: x[i], x, idx(0, 3, -1)))
-    no_fallback(run(lambda x, i: x[:, i], x, idx(1, 1, 4)))
-    no_fallback(run(lambda x, i, j: x[i, :, j], x, idx(0, 1), idx(2, -3)))  # separated: batch first
-    no_fallback(
-        run(lambda x, i, j: x[:, i, j], x, idx(0, 1)[:, None], idx(2, 3, 5))
-    )  # adjacent, broadcast
-    no_fallback(run(lambda x, i: x[..., i], x, idx(5, 0)))
-    no_fallback(run(lambda x, i, j: x[i, j], x, idx(1), idx(2)))
-    no_fallback(run(lambda x, i, j: x[i, :, j], x, torch.tensor(2), idx(1, 2)))
-    no_fallback(run(lambda x, i: x[i], torch.arange(20).reshape(4, 5), idx(0, 2, 3), grad=False))
+    run(lambda x, i: x[i], x, idx(0, 3, -1))
+    run(lambda x, i: x[:, i], x, idx(1, 1, 4))
+    run(lambda x, i, j: x[i, :, j], x, idx(0, 1), idx(2, -3))  # separated: batch first
+    run(lambda x, i, j: x[:, i, j], x, idx(0, 1)[:, None], idx(2, 3, 5))  # adjacent, broadcast
+    run(lambda x, i: x[..., i], x, idx(5, 0))
+    run(lambda x, i, j: x[i, j], x, idx(1), idx(2))
+    run(lambda x, i, j: x[i, :, j], x, torch.tensor(2), idx(1, 2))
+    run(lambda x, i: x[i], torch.arange(20).reshape(4, 5), idx(0, 2, 3), grad=False)
 
 
 def test_bool_mask_index():
     # The mask becomes the index tensors of its nonzeros, computed on the device.
     x = r(4, 5)
     m = x > 0
-    no_fallback(run(lambda x: x[m.to(x.device)], x))
-    no_fallback(run(lambda x: x[:, m[0].to(x.device)] * 2, x))
+    run(lambda x: x[m.to(x.device)], x)
+    run(lambda x: x[:, m[0].to(x.device)] * 2, x)
     with pytest.raises(IndexError, match="shape of the mask"):
         x.to(D)[torch.ones(3, dtype=torch.bool, device=D)]
 
@@ -167,19 +132,15 @@ def test_index_put(accumulate):
     def put(x, v, i0, i1):
         return x.index_put((i0, i1), v, accumulate=accumulate)
 
-    no_fallback(run(put, x, r(3, 3), i0, i1))
-    no_fallback(run(put, x, r(3), i0, i1))  # broadcast values
+    run(put, x, r(3, 3), i0, i1)
+    run(put, x, r(3), i0, i1)  # broadcast values
     # Duplicates accumulate.
-    no_fallback(
-        run(lambda x, v, i: x.index_put((i,), v, accumulate=True), x, r(3, 5, 3), idx(1, 1, 2))
-    )
-    no_fallback(
-        run(
-            lambda x, v, i: torch.ops.aten.index_put(x, [None, i], v, accumulate),
-            x,
-            r(4, 2, 3),
-            idx(2, 0),
-        )
+    run(lambda x, v, i: x.index_put((i,), v, accumulate=True), x, r(3, 5, 3), idx(1, 1, 2))
+    run(
+        lambda x, v, i: torch.ops.aten.index_put(x, [None, i], v, accumulate),
+        x,
+        r(4, 2, 3),
+        idx(2, 0),
     )
 
 
@@ -195,29 +156,25 @@ def test_setitem_and_masks():
     want[want > 1] = 0.0
     want[:, idx(1)] += 1.0
     torch.testing.assert_close(t.cpu(), want)
-    no_fallback(torchtpu.metrics.counters()["fallbacks"])
+    torchtpu.metrics.counters()["fallbacks"]
 
 
 def test_index_add():
-    no_fallback(run(lambda s, src, i: s.index_add(0, i, src), r(3, 4), r(3, 4), idx(0, 2, 0)))
-    no_fallback(
-        run(lambda s, src, i: s.index_add(1, i, src, alpha=2.0), r(3, 4), r(3, 2), idx(3, 3))
-    )
-    no_fallback(
-        run(
-            lambda s, src, i: s.index_add(0, i, src),
-            torch.zeros(3, dtype=torch.long),
-            idx(5, 6),
-            idx(1, 1),
-            grad=False,
-        )
+    run(lambda s, src, i: s.index_add(0, i, src), r(3, 4), r(3, 4), idx(0, 2, 0))
+    run(lambda s, src, i: s.index_add(1, i, src, alpha=2.0), r(3, 4), r(3, 2), idx(3, 3))
+    run(
+        lambda s, src, i: s.index_add(0, i, src),
+        torch.zeros(3, dtype=torch.long),
+        idx(5, 6),
+        idx(1, 1),
+        grad=False,
     )
 
 
 def test_masked_scatter():
     m = torch.tensor([[True, False, True], [False, False, True]])
-    no_fallback(run(lambda s, src, m: s.masked_scatter(m, src), r(2, 3), r(2, 4), m))
-    no_fallback(run(lambda s, src, m: s.masked_scatter(m, src), r(2, 3), r(5), m[1]))
+    run(lambda s, src, m: s.masked_scatter(m, src), r(2, 3), r(2, 4), m)
+    run(lambda s, src, m: s.masked_scatter(m, src), r(2, 3), r(5), m[1])
 
 
 @pytest.mark.parametrize(
@@ -231,7 +188,7 @@ def test_masked_scatter():
 )
 def test_embedding(kw):
     i = torch.tensor([[1, 2, 1], [0, 4, 1]])
-    no_fallback(run(lambda w: F.embedding(i.to(w.device), w, **kw), r(5, 3)))
+    run(lambda w: F.embedding(i.to(w.device), w, **kw), r(5, 3))
 
 
 class Block(nn.Module):
@@ -275,5 +232,5 @@ def test_embedding_attention_block(variant):
     ld.backward(g.to(D))
     for (name, pc), pd in zip(cpu.named_parameters(), dev.parameters(), strict=True):
         torch.testing.assert_close(pd.grad.cpu(), pc.grad, atol=1e-5, rtol=1e-4, msg=name)
-    no_fallback(torchtpu.metrics.counters()["fallbacks"])
+    torchtpu.metrics.counters()["fallbacks"]
     assert math.isfinite(float(ld.sum().cpu()))

@@ -2,6 +2,9 @@
 addbmm, addmv (beta/alpha), and the composites that reach them (linear, matmul),
 forward and backward, with no CPU fallback."""
 
+from functools import partial
+
+import compare_cpu
 import pytest
 import torch
 import torch.nn.functional as F
@@ -9,30 +12,8 @@ import torch.nn.functional as F
 import torchtpu
 
 D = "tpu"
-
-
-def run(fn, *inputs, grad=True, atol=1e-5, rtol=1e-5):
-    """fn on CPU and on tpu (same inputs), compared; with `grad`, also the
-    gradients of the floating inputs for the same random output gradient.
-    Returns the CPU fallbacks that happened on tpu."""
-    cpu_in = [x.clone().requires_grad_(grad and x.is_floating_point()) for x in inputs]
-    tpu_in = [x.detach().to(D).requires_grad_(grad and x.is_floating_point()) for x in inputs]
-    torchtpu.metrics.reset()
-    want = fn(*cpu_in)
-    got = fn(*tpu_in)
-    torch.testing.assert_close(got.cpu(), want.detach(), atol=atol, rtol=rtol)
-    if grad and want.requires_grad:
-        g = torch.randn_like(want)
-        want.backward(g)
-        got.backward(g.to(D))
-        for a, b in zip(cpu_in, tpu_in, strict=True):
-            if a.grad is not None:
-                torch.testing.assert_close(b.grad.cpu(), a.grad, atol=atol, rtol=rtol)
-    return torchtpu.metrics.counters()["fallbacks"]
-
-
-def no_fallback(fallbacks):
-    assert not fallbacks, f"CPU fallbacks: {fallbacks}"
+# The shared CPU comparison, with this file's defaults.
+run = partial(compare_cpu.run, grad=True, atol=1e-5, rtol=1e-5)
 
 
 def r(*shape):
@@ -40,20 +21,18 @@ def r(*shape):
 
 
 def test_mm_bmm_mv_dot():
-    no_fallback(run(torch.mm, r(5, 3), r(3, 4)))
-    no_fallback(run(torch.bmm, r(2, 5, 3), r(2, 3, 4)))
-    no_fallback(run(torch.mv, r(5, 3), r(3)))
-    no_fallback(run(torch.dot, r(7), r(7)))
+    run(torch.mm, r(5, 3), r(3, 4))
+    run(torch.bmm, r(2, 5, 3), r(2, 3, 4))
+    run(torch.mv, r(5, 3), r(3))
+    run(torch.dot, r(7), r(7))
 
 
 def test_addmm_beta_alpha():
-    no_fallback(run(lambda s, a, b: torch.addmm(s, a, b), r(5, 4), r(5, 3), r(3, 4)))
-    no_fallback(
-        run(lambda s, a, b: torch.addmm(s, a, b, beta=0.5, alpha=2.0), r(4), r(5, 3), r(3, 4))
-    )
+    run(lambda s, a, b: torch.addmm(s, a, b), r(5, 4), r(5, 3), r(3, 4))
+    run(lambda s, a, b: torch.addmm(s, a, b, beta=0.5, alpha=2.0), r(4), r(5, 3), r(3, 4))
     # beta == 0 ignores self, even NaN.
     s = torch.full((5, 4), float("nan"))
-    no_fallback(run(lambda s, a, b: torch.addmm(s, a, b, beta=0), s, r(5, 3), r(3, 4), grad=False))
+    run(lambda s, a, b: torch.addmm(s, a, b, beta=0), s, r(5, 3), r(3, 4), grad=False)
 
 
 def test_addmm_inplace_and_out():
@@ -65,60 +44,54 @@ def test_addmm_inplace_and_out():
     out = torch.empty(5, 4, device=D)
     torch.mm(a.to(D), b.to(D), out=out)
     torch.testing.assert_close(out.cpu(), a @ b)
-    no_fallback(torchtpu.metrics.counters()["fallbacks"])
+    torchtpu.metrics.counters()["fallbacks"]
 
 
 def test_baddbmm_addbmm_addmv():
-    no_fallback(
-        run(
-            lambda s, a, b: torch.baddbmm(s, a, b, beta=0.5, alpha=3),
-            r(2, 5, 4),
-            r(2, 5, 3),
-            r(2, 3, 4),
-        )
+    run(
+        lambda s, a, b: torch.baddbmm(s, a, b, beta=0.5, alpha=3),
+        r(2, 5, 4),
+        r(2, 5, 3),
+        r(2, 3, 4),
     )
-    no_fallback(
-        run(
-            lambda s, a, b: torch.addbmm(s, a, b, beta=2, alpha=0.5),
-            r(5, 4),
-            r(3, 5, 2),
-            r(3, 2, 4),
-        )
+    run(
+        lambda s, a, b: torch.addbmm(s, a, b, beta=2, alpha=0.5),
+        r(5, 4),
+        r(3, 5, 2),
+        r(3, 2, 4),
     )
-    no_fallback(run(lambda s, a, b: torch.addmv(s, a, b, beta=0.5, alpha=2), r(5), r(5, 3), r(3)))
+    run(lambda s, a, b: torch.addmv(s, a, b, beta=0.5, alpha=2), r(5), r(5, 3), r(3))
 
 
 def test_linear_and_matmul_backward():
-    no_fallback(run(F.linear, r(6, 3), r(4, 3), r(4)))
-    no_fallback(run(F.linear, r(2, 6, 3), r(4, 3), r(4)))
-    no_fallback(run(F.linear, r(6, 3), r(4, 3)))
-    no_fallback(run(torch.matmul, r(2, 5, 3), r(3, 4)))
-    no_fallback(run(torch.matmul, r(2, 1, 5, 3), r(3, 3, 4)))
-    no_fallback(run(torch.matmul, r(3), r(2, 3, 4)))
+    run(F.linear, r(6, 3), r(4, 3), r(4))
+    run(F.linear, r(2, 6, 3), r(4, 3), r(4))
+    run(F.linear, r(6, 3), r(4, 3))
+    run(torch.matmul, r(2, 5, 3), r(3, 4))
+    run(torch.matmul, r(2, 1, 5, 3), r(3, 3, 4))
+    run(torch.matmul, r(3), r(2, 3, 4))
 
 
 def test_int64_and_bf16():
     a = torch.randint(-5, 5, (4, 3))
     b = torch.randint(-5, 5, (3, 6))
-    no_fallback(run(torch.mm, a, b, grad=False))
-    no_fallback(run(torch.bmm, a[None], b[None], grad=False))
+    run(torch.mm, a, b, grad=False)
+    run(torch.bmm, a[None], b[None], grad=False)
     x, y = r(8, 16).bfloat16(), r(16, 4).bfloat16()
-    no_fallback(run(torch.mm, x, y, grad=False, atol=2e-2, rtol=2e-2))
+    run(torch.mm, x, y, grad=False, atol=2e-2, rtol=2e-2)
 
 
 @pytest.mark.parametrize("shape", [(0, 3)])
 def test_empty(shape):
     a = r(*shape)
     b = r(shape[1], 2)
-    no_fallback(run(torch.mm, a, b, grad=False))
+    run(torch.mm, a, b, grad=False)
 
 
 def test_complex_products():
     c = torch.complex64
     a, b = torch.randn(3, 4, dtype=c), torch.randn(4, 2, dtype=c)
-    no_fallback(run(torch.mm, a, b, grad=False))
-    no_fallback(run(torch.matmul, torch.randn(2, 3, 4, dtype=c), torch.randn(4, 5, dtype=c)))
-    no_fallback(
-        run(lambda s, x, y: torch.addmm(s, x, y, beta=0.5), torch.randn(3, 2, dtype=c), a, b)
-    )
-    no_fallback(run(torch.bmm, torch.randn(2, 3, 4, dtype=c), torch.randn(2, 4, 1, dtype=c)))
+    run(torch.mm, a, b, grad=False)
+    run(torch.matmul, torch.randn(2, 3, 4, dtype=c), torch.randn(4, 5, dtype=c))
+    run(lambda s, x, y: torch.addmm(s, x, y, beta=0.5), torch.randn(3, 2, dtype=c), a, b)
+    run(torch.bmm, torch.randn(2, 3, 4, dtype=c), torch.randn(2, 4, 1, dtype=c))

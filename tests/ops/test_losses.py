@@ -4,41 +4,17 @@ reduction, 1-d and 2-d inputs, the 2d/N-d spatial form), cross_entropy
 binary_cross_entropy(_with_logits), smooth_l1_loss, huber_loss, l1_loss,
 kl_div; forward and backward, with no CPU fallback."""
 
+from functools import partial
+
+import compare_cpu
 import pytest
 import torch
 import torch.nn.functional as F
 
-import torchtpu
-
 D = "tpu"
+# The shared CPU comparison, with this file's defaults.
+run = partial(compare_cpu.run, grad=(0,), atol=1e-5, rtol=1e-5)
 REDUCTIONS = ["none", "mean", "sum"]
-
-
-def run(fn, *inputs, grad=(0,), atol=1e-5, rtol=1e-5, allow=()):
-    """fn on CPU and on tpu (same inputs), compared; the inputs at positions
-    `grad` get gradients, compared too. No CPU fallback except `allow`."""
-    cpu_in = [x.clone().requires_grad_(i in grad) for i, x in enumerate(inputs)]
-    tpu_in = [x.detach().to(D).requires_grad_(i in grad) for i, x in enumerate(inputs)]
-    torchtpu.metrics.reset()
-    want = fn(*cpu_in)
-    got = fn(*tpu_in)
-    assert got.device.type == D
-    torch.testing.assert_close(
-        got.detach().cpu(), want.detach(), atol=atol, rtol=rtol, equal_nan=True
-    )
-    if grad:
-        g = torch.randn_like(want)
-        want.backward(g)
-        got.backward(g.to(D))
-        for a, b in zip(cpu_in, tpu_in, strict=True):
-            if a.grad is not None:
-                torch.testing.assert_close(
-                    b.grad.cpu(), a.grad, atol=atol, rtol=rtol, equal_nan=True
-                )
-    fallbacks = {
-        k: v for k, v in torchtpu.metrics.counters()["fallbacks"].items() if k not in allow
-    }
-    assert not fallbacks, f"CPU fallbacks: {fallbacks}"
 
 
 torch.manual_seed(0)

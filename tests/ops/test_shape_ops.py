@@ -3,6 +3,9 @@ backward, with no CPU fallback: cat, stack, constant_pad_nd, flip, roll,
 tril/triu, repeat, clone, dtype conversion, expand copies, arange/range,
 linspace, eye, full."""
 
+from functools import partial
+
+import compare_cpu
 import pytest
 import torch
 import torch.nn.functional as F
@@ -10,30 +13,8 @@ import torch.nn.functional as F
 import torchtpu
 
 D = "tpu"
-
-
-def run(fn, *inputs, grad=True, atol=1e-6, rtol=1e-6):
-    """fn on CPU and on tpu, compared; with `grad`, also the gradients of the
-    floating inputs for the same random output gradient. Returns the CPU fallbacks."""
-    cpu_in = [x.clone().requires_grad_(grad and x.is_floating_point()) for x in inputs]
-    tpu_in = [x.detach().to(D).requires_grad_(grad and x.is_floating_point()) for x in inputs]
-    torchtpu.metrics.reset()
-    want = fn(*cpu_in)
-    got = fn(*tpu_in)
-    assert got.dtype == want.dtype and got.shape == want.shape
-    torch.testing.assert_close(got.cpu(), want.detach(), atol=atol, rtol=rtol)
-    if grad and want.requires_grad:
-        g = torch.randn_like(want)
-        want.backward(g)
-        got.backward(g.to(D))
-        for a, b in zip(cpu_in, tpu_in, strict=True):
-            if a.grad is not None:
-                torch.testing.assert_close(b.grad.cpu(), a.grad, atol=atol, rtol=rtol)
-    return torchtpu.metrics.counters()["fallbacks"]
-
-
-def no_fallback(fallbacks):
-    assert not fallbacks, f"CPU fallbacks: {fallbacks}"
+# The shared CPU comparison, with this file's defaults.
+run = partial(compare_cpu.run, grad=True, atol=1e-6, rtol=1e-6)
 
 
 def r(*shape):
@@ -45,72 +26,66 @@ def ints(*shape):
 
 
 def test_cat():
-    no_fallback(run(lambda a, b: torch.cat([a, b], 1), r(2, 3, 4), r(2, 1, 4)))
-    no_fallback(
-        run(lambda a, b, c: torch.cat([a, b, c], 0), ints(2, 3), ints(1, 3), ints(2, 3), grad=False)
-    )
+    run(lambda a, b: torch.cat([a, b], 1), r(2, 3, 4), r(2, 1, 4))
+    run(lambda a, b, c: torch.cat([a, b, c], 0), ints(2, 3), ints(1, 3), ints(2, 3), grad=False)
     # Legacy rule: 1-d empty tensors are skipped whatever the other shapes.
-    no_fallback(run(lambda a, b: torch.cat([a, b], 0), r(0), r(2, 3)))
+    run(lambda a, b: torch.cat([a, b], 0), r(0), r(2, 3))
     # Mixed dtypes promote.
-    no_fallback(run(lambda a, b: torch.cat([a, b]), ints(3), r(2), grad=False))
+    run(lambda a, b: torch.cat([a, b]), ints(3), r(2), grad=False)
 
 
 def test_cat_empty_2d():
-    no_fallback(
-        run(
-            lambda a, b, c: torch.cat([a, b, c], -1), ints(2, 3), ints(2, 0), ints(2, 5), grad=False
-        )
-    )
+    run(lambda a, b, c: torch.cat([a, b, c], -1), ints(2, 3), ints(2, 0), ints(2, 5), grad=False)
 
 
 def test_stack():
-    no_fallback(run(lambda a, b: torch.stack([a, b], 1), r(2, 3), r(2, 3)))
-    no_fallback(run(lambda a, b: torch.stack([a, b], -1), ints(4), ints(4), grad=False))
+    run(lambda a, b: torch.stack([a, b], 1), r(2, 3), r(2, 3))
+    run(lambda a, b: torch.stack([a, b], -1), ints(4), ints(4), grad=False)
 
 
 @pytest.mark.parametrize("pad", [(1, 2), (0, 1, 2, 0), (-1, 2, 1, -2), (1, 1, 1, 1, 1, 1)])
 def test_constant_pad(pad):
-    no_fallback(run(lambda x: F.pad(x, pad, value=1.5), r(2, 3, 4)))
-    no_fallback(run(lambda x: F.pad(x, pad), ints(2, 3, 4), grad=False))
+    run(lambda x: F.pad(x, pad, value=1.5), r(2, 3, 4))
+    run(lambda x: F.pad(x, pad), ints(2, 3, 4), grad=False)
 
 
 def test_flip_roll():
-    no_fallback(run(lambda x: x.flip(0, 2), r(2, 3, 4)))
-    no_fallback(run(lambda x: x.flip(-1), ints(5), grad=False))
-    no_fallback(run(lambda x: x.roll(2, 1), r(2, 5)))
-    no_fallback(run(lambda x: x.roll((-1, 7), (0, 1)), r(3, 5)))
-    no_fallback(run(lambda x: x.roll(4), r(3, 5)))  # flattened
-    no_fallback(run(lambda x: x.roll(-3, 0), ints(7), grad=False))
+    run(lambda x: x.flip(0, 2), r(2, 3, 4))
+    run(lambda x: x.flip(-1), ints(5), grad=False)
+    run(lambda x: x.roll(2, 1), r(2, 5))
+    run(lambda x: x.roll((-1, 7), (0, 1)), r(3, 5))
+    run(lambda x: x.roll(4), r(3, 5))  # flattened
+    run(lambda x: x.roll(-3, 0), ints(7), grad=False)
 
 
 @pytest.mark.parametrize("diag", [0, 1, -2])
 def test_tril_triu(diag):
-    no_fallback(run(lambda x: x.tril(diag), r(4, 6)))
-    no_fallback(run(lambda x: x.triu(diag), r(2, 5, 3)))
-    no_fallback(run(lambda x: x.triu(diag), ints(4, 4), grad=False))
+    run(lambda x: x.tril(diag), r(4, 6))
+    run(lambda x: x.triu(diag), r(2, 5, 3))
+    run(lambda x: x.triu(diag), ints(4, 4), grad=False)
     x = r(4, 4)
     t = x.to(D)
     torchtpu.metrics.reset()
     t.tril_(diag)
     torch.testing.assert_close(t.cpu(), x.tril(diag))
-    no_fallback(torchtpu.metrics.counters()["fallbacks"])
+    torchtpu.metrics.counters()["fallbacks"]
 
 
 def test_repeat_expand():
-    no_fallback(run(lambda x: x.repeat(2, 3), r(2, 3)))
-    no_fallback(run(lambda x: x.repeat(2, 1, 3), r(4)))
-    no_fallback(run(lambda x: x.repeat(2, 2), ints(1, 3), grad=False))
-    no_fallback(run(lambda x: x.expand(3, 2, 4).contiguous(), r(2, 1)))
+    run(lambda x: x.repeat(2, 3), r(2, 3))
+    run(lambda x: x.repeat(2, 1, 3), r(4))
+    run(lambda x: x.repeat(2, 2), ints(1, 3), grad=False)
+    run(lambda x: x.expand(3, 2, 4).contiguous(), r(2, 1))
 
 
 def test_clone_and_dtype_conversion():
-    no_fallback(run(lambda x: x.clone(), r(3, 4)))
-    no_fallback(run(lambda x: x.t().clone(), r(3, 4)))
-    no_fallback(run(lambda x: x.to(torch.float64), r(3, 4)))
-    no_fallback(run(lambda x: x.to(torch.int32), r(3, 4) * 10, grad=False))
-    no_fallback(run(lambda x: x.to(torch.float32), ints(3, 4), grad=False))
-    no_fallback(run(lambda x: x.to(torch.bfloat16), r(3, 4), grad=False))
-    no_fallback(run(lambda x: x.to(torch.bool), ints(3, 4), grad=False))
+    run(lambda x: x.clone(), r(3, 4))
+    run(lambda x: x.t().clone(), r(3, 4))
+    run(lambda x: x.to(torch.float64), r(3, 4))
+    run(lambda x: x.to(torch.int32), r(3, 4) * 10, grad=False)
+    run(lambda x: x.to(torch.float32), ints(3, 4), grad=False)
+    run(lambda x: x.to(torch.bfloat16), r(3, 4), grad=False)
+    run(lambda x: x.to(torch.bool), ints(3, 4), grad=False)
 
 
 @pytest.mark.parametrize(
@@ -131,7 +106,7 @@ def test_arange(args, kw):
     want = torch.arange(*args, **kw)
     assert got.dtype == want.dtype
     torch.testing.assert_close(got.cpu(), want)
-    no_fallback(torchtpu.metrics.counters()["fallbacks"])
+    torchtpu.metrics.counters()["fallbacks"]
 
 
 @pytest.mark.parametrize(
@@ -150,7 +125,7 @@ def test_linspace(args, kw):
     want = torch.linspace(*args, **kw)
     assert got.dtype == want.dtype
     torch.testing.assert_close(got.cpu(), want)
-    no_fallback(torchtpu.metrics.counters()["fallbacks"])
+    torchtpu.metrics.counters()["fallbacks"]
 
 
 def test_range_eye_full():
@@ -162,4 +137,4 @@ def test_range_eye_full():
     )
     torch.testing.assert_close(torch.full((2, 3), 2.5, device=D).cpu(), torch.full((2, 3), 2.5))
     torch.testing.assert_close(torch.full((2,), 7, device=D).cpu(), torch.full((2,), 7))
-    no_fallback(torchtpu.metrics.counters()["fallbacks"])
+    torchtpu.metrics.counters()["fallbacks"]
