@@ -58,35 +58,14 @@ const c10::Type* unwrapOptional(const c10::TypePtr& t) {
   return t.get();
 }
 
-// Ops whose Scalar arguments decide output shapes: their values are part of
-// the program (static), not runtime inputs.
-bool scalarsAreStatic(const std::string& op) {
-  return op.rfind("aten::arange", 0) == 0 || op.rfind("aten::range", 0) == 0 ||
-         op.rfind("aten::linspace", 0) == 0 || op.rfind("aten::logspace", 0) == 0;
-}
-
-// Random ops, some overloads of which have no Generator argument in their
-// schema: those draw from the default generator.
-bool needsImplicitRng(const std::string& op) {
-  const std::string base = op.substr(0, op.find('.'));
-  static const char* kRandom[] = {"aten::native_dropout", "aten::randperm",    "aten::rand",
-                                  "aten::randn",          "aten::randint",     "aten::rand_like",
-                                  "aten::randn_like",     "aten::randint_like"};
-  for (const char* r : kRandom) {
-    if (base == r) return true;
-  }
-  return false;
-}
-
 // What the kernel needs to know about an operator by its name, worked out
 // once per operator and thread instead of on every call.
 struct OpInfo {
   // Checks that the schema address still is this operator.
   std::string baseName, overloadName;
-  std::string name;  // "aten::add.Tensor"
-  bool staticScalars = false;
-  bool implicitRng = false;
-  bool lowered = false;  // a lowering was found (lowerings are never removed)
+  std::string name;        // "aten::add.Tensor"
+  lower::OpTraits traits;  // declared with its lowering
+  bool lowered = false;    // a lowering was found (lowerings are never removed)
 };
 
 const OpInfo& opInfo(const c10::FunctionSchema& schema) {
@@ -100,12 +79,13 @@ const OpInfo& opInfo(const c10::FunctionSchema& schema) {
     info.baseName = schema.name();
     info.overloadName = schema.overload_name();
     info.name = opName(schema);
-    info.staticScalars = scalarsAreStatic(info.name);
-    info.implicitRng = needsImplicitRng(info.name);
     info.lowered = false;
   }
   // Not cached while missing: custom kernels register lowerings at run time.
-  if (!info.lowered) info.lowered = lower::findLowering(info.name) != nullptr;
+  if (!info.lowered) {
+    info.lowered = lower::findLowering(info.name) != nullptr;
+    if (info.lowered) info.traits = lower::loweringTraits(info.name);
+  }
   return info;
 }
 
@@ -418,7 +398,7 @@ size_t firstTpuTensor(c10::ArrayRef<c10::IValue> args) {
 // kind the bridge does not handle.
 bool describeArgs(const c10::FunctionSchema& schema, const OpInfo& info,
                   c10::ArrayRef<c10::IValue> args, CallBuilder& b, std::string& why) {
-  const bool staticScalars = info.staticScalars;
+  const bool staticScalars = info.traits.staticScalars;
   // The device first, so CPU scalars and generators know where to go.
   const size_t first = firstTpuTensor(args);
   ir::TensorRef firstRef;
@@ -462,7 +442,7 @@ bool describeArgs(const c10::FunctionSchema& schema, const OpInfo& info,
   // Random ops whose schema has no generator still draw from the default one.
   bool hasRng = false;
   for (const auto& a : b.call_.args) hasRng = hasRng || a.kind == Kind::kRng;
-  if (!hasRng && info.implicitRng) {
+  if (!hasRng && info.traits.implicitRng) {
     ir::ArgValue av;
     av.kind = Kind::kRng;
     av.scalar = b.rng(std::nullopt);
@@ -665,17 +645,26 @@ bool describeReturn(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> ar
   return true;
 }
 
+// Whether an op writes argument `name` without saying so in its schema (its
+// traits' writesWhenTraining, while its "training" argument is true).
+bool writtenUnannounced(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+                        const lower::OpTraits& traits, const std::string& name) {
+  if (traits.writesWhenTraining.empty()) return false;
+  bool listed = false;
+  for (const std::string& w : traits.writesWhenTraining) listed = listed || w == name;
+  if (!listed) return false;
+  const auto training = schema.argumentIndexWithName("training");
+  return training && args[*training].isBool() && args[*training].toBool();
+}
+
 // Arguments written but not returned (batch norm's running statistics):
 // extra results after the returns, written back into those arguments.
-// native_batch_norm updates them in training without saying so in its schema.
 void writtenArguments(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
-                      const std::vector<ReturnSpec>& returns, ir::OpCall& call) {
-  const bool bnTraining = schema.name() == "aten::native_batch_norm" && args.size() > 5 &&
-                          args[5].isBool() && args[5].toBool();
+                      const lower::OpTraits& traits, const std::vector<ReturnSpec>& returns,
+                      ir::OpCall& call) {
   for (size_t k = 0; k < schema.arguments().size(); ++k) {
     const auto& a = schema.arguments()[k];
-    const bool written =
-        isWrite(a) || (bnTraining && (a.name() == "running_mean" || a.name() == "running_var"));
+    const bool written = isWrite(a) || writtenUnannounced(schema, args, traits, a.name());
     if (!written || !args[k].isTensor() || !args[k].toTensor().defined()) continue;
     bool returned = false;
     for (const auto& r : returns)
@@ -691,8 +680,9 @@ void writtenArguments(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IVal
 // writeBack and returns. Resizes out= arguments that PyTorch would resize
 // (and asks the caller to describe the call again). Returns false with `why`
 // when the meta kernel fails or the returns are not tensors.
-bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args, ir::OpCall& call,
-                  std::vector<ReturnSpec>& returns, bool& resized, std::string& why) {
+bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
+                  const lower::OpTraits& traits, ir::OpCall& call, std::vector<ReturnSpec>& returns,
+                  bool& resized, std::string& why) {
   torch::jit::Stack meta;
   if (!runMeta(op, args, meta, why)) return false;
   resized = false;
@@ -706,7 +696,7 @@ bool inferResults(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
     if (!describeReturn(op, args, r, meta[r], call, spec, resized, why)) return false;
     returns.push_back(spec);
   }
-  writtenArguments(op.schema(), args, returns, call);
+  writtenArguments(op.schema(), args, traits, returns, call);
   return true;
 }
 
@@ -833,12 +823,12 @@ bool prepareCall(const c10::OperatorHandle& op, const OpInfo& info, c10::ArrayRe
     checkCall(op, args);
     auto returns = std::make_shared<Returns>();
     bool resized = false;
-    if (!inferResults(op, args, call, returns->specs, resized, why)) {
+    if (!inferResults(op, args, info.traits, call, returns->specs, resized, why)) {
       exec::markUnsupported(key, why);
       return false;
     }
     if (resized) continue;  // out= arguments changed shape: describe again
-    checkMemoryAndKernel(op, args, info.implicitRng);
+    checkMemoryAndKernel(op, args, info.traits.implicitRng);
     try {
       found = exec::addSignature(call, key, std::move(returns));
       return true;

@@ -13,6 +13,7 @@ using Kind = ir::ArgValue::Kind;
 struct Entry {
   LowerFn fn;
   std::string source;
+  OpTraits traits;
 };
 
 std::map<std::string, Entry>& registry() {
@@ -37,10 +38,17 @@ std::mutex& registryMu() {
 
 }  // namespace
 
-void registerLowering(const std::vector<std::string>& ops, LowerFn fn, std::source_location loc) {
+void registerLowering(const std::vector<std::string>& ops, LowerFn fn, std::source_location loc,
+                      OpTraits traits) {
   const std::string source = sourceOf(loc);
   std::lock_guard<std::mutex> lock(registryMu());
-  for (const std::string& op : ops) registry()[op] = Entry{fn, source};
+  for (const std::string& op : ops) registry()[op] = Entry{fn, source, traits};
+}
+
+OpTraits loweringTraits(const std::string& op) {
+  std::lock_guard<std::mutex> lock(registryMu());
+  auto it = registry().find(op);
+  return it == registry().end() ? OpTraits{} : it->second.traits;
 }
 
 const LowerFn* findLowering(const std::string& op) {

@@ -104,13 +104,30 @@ class LoweringError : public std::runtime_error {
 
 using LowerFn = std::function<std::vector<Value>(LowerCtx&)>;
 
+// What the integration layer needs to know about an op beyond its schema,
+// declared with its lowering.
+struct OpTraits {
+  // Its Scalar arguments decide result shapes (arange, linspace): they are
+  // static values of the program, not runtime scalars.
+  bool staticScalars = false;
+  // It draws random numbers though some of its overloads have no Generator
+  // argument (native_dropout, randperm): those use the default generator.
+  bool implicitRng = false;
+  // Tensor arguments it writes without saying so in its schema, when its
+  // bool argument "training" is true (native_batch_norm's running statistics).
+  std::vector<std::string> writesWhenTraining;
+};
+
 // Registers `fn` for the given ops ("aten::add.Tensor"). In-place and out=
 // overloads ("aten::add_.Tensor", "aten::add.out") may share the functional
 // lowering: the bridge writes the results into the mutated arguments. `loc`
 // (the caller's) is kept for each op as where its lowering is registered.
 void registerLowering(const std::vector<std::string>& ops, LowerFn fn,
-                      std::source_location loc = std::source_location::current());
+                      std::source_location loc = std::source_location::current(),
+                      OpTraits traits = {});
 const LowerFn* findLowering(const std::string& op);
+// The traits registered with an op's lowering (defaults for other ops).
+OpTraits loweringTraits(const std::string& op);
 std::vector<std::string> registeredOps();
 // Where each registered op's lowering was registered, by op name:
 // "lower/nn/pooling.cc:42", the file relative to csrc/ and the line the
@@ -119,10 +136,16 @@ std::map<std::string, std::string> loweringSources();
 
 // Static registration at namespace scope, every op name written out in full:
 //   const Registrar kRelu({"aten::relu", "aten::relu_"}, [](LowerCtx& c) { ... });
+// With traits: const Registrar kArange({"aten::arange", ...}, lowerArange,
+//                                      OpTraits{.staticScalars = true});
 struct Registrar {
   Registrar(const std::vector<std::string>& ops, LowerFn fn,
             std::source_location loc = std::source_location::current()) {
     registerLowering(ops, std::move(fn), loc);
+  }
+  Registrar(const std::vector<std::string>& ops, LowerFn fn, OpTraits traits,
+            std::source_location loc = std::source_location::current()) {
+    registerLowering(ops, std::move(fn), loc, std::move(traits));
   }
 };
 

@@ -39,7 +39,8 @@ std::vector<Value> lowerNativeDropoutBackward(LowerCtx& c) {
   return {fn.multiply(fn.multiply(g, mask), fn.constant(c.d("scale"), ct, out.dims))};
 }
 
-const Registrar kDropout({"aten::native_dropout", "aten::native_dropout.out"}, lowerNativeDropout);
+const Registrar kDropout({"aten::native_dropout", "aten::native_dropout.out"}, lowerNativeDropout,
+                         OpTraits{.implicitRng = true});
 const Registrar kDropoutBackward({"aten::native_dropout_backward",
                                   "aten::native_dropout_backward.out"},
                                  lowerNativeDropoutBackward);

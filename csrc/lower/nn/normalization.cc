@@ -242,12 +242,16 @@ std::vector<Value> lowerNativeBatchNorm(LowerCtx& c) {
   return withRunningWrites(c, r, {r.out, r.saveMean, r.saveInvstd});
 }
 
-const Registrar kNativeBatchNorm({"aten::native_batch_norm", "aten::native_batch_norm.out",
-                                  "aten::_native_batch_norm_legit",
-                                  "aten::_native_batch_norm_legit.out",
-                                  "aten::_native_batch_norm_legit.no_stats",
-                                  "aten::_native_batch_norm_legit.no_stats_out"},
-                                 lowerNativeBatchNorm);
+// native_batch_norm writes its running statistics in training, though its
+// schema does not say so.
+const Registrar kNativeBatchNorm({"aten::native_batch_norm", "aten::native_batch_norm.out"},
+                                 lowerNativeBatchNorm,
+                                 OpTraits{.writesWhenTraining = {"running_mean", "running_var"}});
+const Registrar kBatchNormLegit({"aten::_native_batch_norm_legit",
+                                 "aten::_native_batch_norm_legit.out",
+                                 "aten::_native_batch_norm_legit.no_stats",
+                                 "aten::_native_batch_norm_legit.no_stats_out"},
+                                lowerNativeBatchNorm);
 
 const Registrar kBatchNormNoTraining({"aten::_native_batch_norm_legit_no_training",
                                       "aten::_native_batch_norm_legit_no_training.out"},

@@ -168,7 +168,7 @@ const Registrar kRandom({"aten::random", "aten::random.out", "aten::random.from"
                         lowerRandom);
 const Registrar kRandperm({"aten::randperm", "aten::randperm.generator", "aten::randperm.out",
                            "aten::randperm.generator_out"},
-                          lowerRandperm);
+                          lowerRandperm, OpTraits{.implicitRng = true});
 
 }  // namespace
 }  // namespace torchtpu::lower

@@ -87,8 +87,9 @@ std::vector<Value> lowerFull(LowerCtx& c) {
 const Registrar kArange({"aten::arange", "aten::arange.start", "aten::arange.start_step",
                          "aten::arange.out", "aten::arange.start_out", "aten::range",
                          "aten::range.step", "aten::range.out", "aten::range.out_"},
-                        lowerArange);
-const Registrar kLinspace({"aten::linspace", "aten::linspace.out"}, lowerLinspace);
+                        lowerArange, OpTraits{.staticScalars = true});
+const Registrar kLinspace({"aten::linspace", "aten::linspace.out"}, lowerLinspace,
+                          OpTraits{.staticScalars = true});
 const Registrar kEye({"aten::eye", "aten::eye.m", "aten::eye.out", "aten::eye.m_out"}, lowerEye);
 const Registrar kFull({"aten::full", "aten::full.out"}, lowerFull);
 // A zero tensor autograd makes for unused gradients: plain zeros here.
