@@ -162,6 +162,8 @@ lint: setup
 	$(VENV)/bin/ruff format --check torchtpu torchtpu_autoload tests examples benchmarks tools
 	@echo "clang-format --dry-run -Werror (C++ sources)"
 	@$(VENV)/bin/clang-format --dry-run -Werror $(filter %.cc %.h,$(CSRC))
+	@echo "functions over 100 lines (tools/long_functions.py)"
+	@$(PY) tools/long_functions.py
 
 clean:
 	rm -rf build $(VENV)/.stamp-build $(VENV214)/.stamp-build

@@ -45,6 +45,122 @@ runtime::Error captureError(const std::string& message) {
   return runtime::Error(runtime::ErrorCode::kFailedPrecondition, message);
 }
 
+// How a graph's tensor outputs, and the new values of the inputs it writes,
+// come out of its program.
+struct OutputPlan {
+  std::vector<int> programOutputs;  // trace value ids
+  std::vector<GraphOutput> outputs;
+  std::vector<std::pair<int, int>> mutations;  // (graph input, program output)
+};
+
+// Program outputs: graph outputs computed by the trace, then new values of
+// graph inputs the graph wrote.
+OutputPlan planOutputs(const CaptureState& s, const detail::Trace& t,
+                       const std::vector<DeviceStorage*>& outputs) {
+  OutputPlan plan;
+  std::vector<int>& programOutputs = plan.programOutputs;
+  auto outputIndex = [&](int value) {
+    for (size_t k = 0; k < programOutputs.size(); ++k) {
+      if (programOutputs[k] == value) return static_cast<int>(k);
+    }
+    programOutputs.push_back(value);
+    return static_cast<int>(programOutputs.size()) - 1;
+  };
+  auto inputOf = [&](const DeviceStorage* storage) {
+    for (size_t i = 0; i < s.inputs.size(); ++i) {
+      if (s.inputs[i] == storage) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  for (DeviceStorage* out : outputs) {
+    GraphOutput o;
+    if (out == nullptr) {
+      plan.outputs.push_back(o);
+      continue;
+    }
+    if (int i = inputOf(out); i >= 0) {
+      o.kind = GraphOutput::Kind::kInputStorage;
+      o.index = i;
+    } else if (PendingPtr p = out->pending()) {
+      if (p->trace != t.id) throw captureError("a graph output comes from outside the graph");
+      o.kind = GraphOutput::Kind::kValue;
+      o.index = outputIndex(p->id);
+    } else if (ArrayPtr a = out->array()) {
+      o.kind = GraphOutput::Kind::kConstant;
+      o.constant = std::move(a);
+    }
+    plan.outputs.push_back(std::move(o));
+  }
+  for (size_t i = 0; i < s.inputs.size(); ++i) {
+    if (s.inputs[i] == nullptr || inputOf(s.inputs[i]) != static_cast<int>(i)) continue;
+    PendingPtr p = s.inputs[i]->pending();
+    if (p && p->trace == t.id) plan.mutations.emplace_back(static_cast<int>(i), outputIndex(p->id));
+  }
+  return plan;
+}
+
+// A graph's runtime scalars: where they go, their packed bytes, and where in
+// those each random op's state is.
+struct RuntimeScalars {
+  detail::ScalarLayout layout;
+  std::vector<std::vector<uint8_t>> bytes;       // per group
+  std::vector<std::pair<int, size_t>> rngSlots;  // (group, byte offset)
+};
+
+// Scalars are constants of the program (a graph's Python numbers are fixed
+// by the capture), except the states of random ops, drawn on every run.
+RuntimeScalars runtimeScalars(const detail::Trace& t) {
+  std::vector<bool> constant(t.scalars.size(), true);
+  for (const detail::Node& node : t.nodes) {
+    for (const ir::ArgValue& a : node.call.args) {
+      if (a.kind == ir::ArgValue::Kind::kRng) constant[node.firstScalar + a.scalar] = false;
+    }
+  }
+  RuntimeScalars out;
+  out.layout = detail::layoutScalars(t, constant);
+  const detail::ScalarLayout& layout = out.layout;
+  for (size_t k = 0; k < layout.packing.groups.size(); ++k) {
+    out.bytes.push_back(detail::packedBytes(t, layout, k));
+  }
+  for (size_t k = 0; k < t.scalars.size(); ++k) {
+    const int r = layout.runtimeIndex[k];
+    if (r < 0) continue;
+    const auto [group, first] = layout.packing.where[r];
+    out.rngSlots.emplace_back(group, static_cast<size_t>(first) * 8);
+  }
+  return out;
+}
+
+// Emits the captured trace as graph `name`'s program and compiles it; if that
+// fails, puts the inputs back and says which op fails.
+std::shared_ptr<runtime::Executable> compileGraph(detail::Trace& t, const std::string& name,
+                                                  const std::vector<hlo::TensorType>& paramTypes,
+                                                  const detail::ScalarLayout& layout,
+                                                  const std::vector<int>& programOutputs) {
+  hlo::Module module("graph");
+  hlo::Function& fn = module.addFunction("main", paramTypes, true);
+  std::vector<hlo::Value> values = detail::emitNodes(fn, t, t.nodes.size(), layout, programOutputs);
+  std::vector<hlo::Value> outs;
+  for (int v : programOutputs) outs.push_back(values[v]);
+  fn.ret(outs);
+  try {
+    ProgramOrigin origin{"graph", {}};
+    if (!programDumpDir().empty()) {
+      for (const detail::Node& n : t.nodes) origin.ops.push_back(detail::describe(n));
+    }
+    return compileCached(module.toText(),
+                         "graph '" + name + "' (" + std::to_string(t.nodes.size()) + " ops)", {},
+                         origin);
+  } catch (const std::exception& e) {
+    const std::string culprit = detail::blame(t);
+    restoreInputs(t);
+    throw runtime::Error(
+        runtime::ErrorCode::kInternal,
+        "graph '" + name + "' failed to compile" +
+            (culprit.empty() ? std::string(": ") + e.what() : "; the op that fails is " + culprit));
+  }
+}
+
 }  // namespace
 
 bool capturing() {
@@ -94,91 +210,17 @@ std::shared_ptr<CapturedGraph> endCapture(const std::vector<DeviceStorage*>& out
     if (p.input < 0) p.constant = in;
     g->params_.push_back(std::move(p));
   }
+  OutputPlan plan = planOutputs(s, t, outputs);
+  g->outputs_ = std::move(plan.outputs);
+  g->mutations_ = std::move(plan.mutations);
 
-  // Program outputs: graph outputs computed by the trace, then new values of
-  // graph inputs the graph wrote.
-  std::vector<int> programOutputs;  // trace value ids
-  auto outputIndex = [&](int value) {
-    for (size_t k = 0; k < programOutputs.size(); ++k) {
-      if (programOutputs[k] == value) return static_cast<int>(k);
-    }
-    programOutputs.push_back(value);
-    return static_cast<int>(programOutputs.size()) - 1;
-  };
-  auto inputOf = [&](const DeviceStorage* storage) {
-    for (size_t i = 0; i < s.inputs.size(); ++i) {
-      if (s.inputs[i] == storage) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  for (DeviceStorage* out : outputs) {
-    GraphOutput o;
-    if (out == nullptr) {
-      g->outputs_.push_back(o);
-      continue;
-    }
-    if (int i = inputOf(out); i >= 0) {
-      o.kind = GraphOutput::Kind::kInputStorage;
-      o.index = i;
-    } else if (PendingPtr p = out->pending()) {
-      if (p->trace != t.id) throw captureError("a graph output comes from outside the graph");
-      o.kind = GraphOutput::Kind::kValue;
-      o.index = outputIndex(p->id);
-    } else if (ArrayPtr a = out->array()) {
-      o.kind = GraphOutput::Kind::kConstant;
-      o.constant = std::move(a);
-    }
-    g->outputs_.push_back(std::move(o));
-  }
-  for (size_t i = 0; i < s.inputs.size(); ++i) {
-    if (s.inputs[i] == nullptr || inputOf(s.inputs[i]) != static_cast<int>(i)) continue;
-    PendingPtr p = s.inputs[i]->pending();
-    if (p && p->trace == t.id) g->mutations_.emplace_back(static_cast<int>(i), outputIndex(p->id));
-  }
+  RuntimeScalars scalars = runtimeScalars(t);
+  g->scalarGroups_ = scalars.layout.packing.groups;
+  g->scalarBytes_ = std::move(scalars.bytes);
+  g->rngSlots_ = std::move(scalars.rngSlots);
+  g->paramTypes_ = detail::paramTypes(t, scalars.layout);
 
-  // Scalars are constants of the program (a graph's Python numbers are fixed
-  // by the capture), except the states of random ops, drawn on every run.
-  std::vector<bool> constant(t.scalars.size(), true);
-  for (const detail::Node& node : t.nodes) {
-    for (const ir::ArgValue& a : node.call.args) {
-      if (a.kind == ir::ArgValue::Kind::kRng) constant[node.firstScalar + a.scalar] = false;
-    }
-  }
-  const detail::ScalarLayout layout = detail::layoutScalars(t, constant);
-  g->scalarGroups_ = layout.packing.groups;
-  for (size_t k = 0; k < layout.packing.groups.size(); ++k) {
-    g->scalarBytes_.push_back(detail::packedBytes(t, layout, k));
-  }
-  for (size_t k = 0; k < t.scalars.size(); ++k) {
-    const int r = layout.runtimeIndex[k];
-    if (r < 0) continue;
-    const auto [group, first] = layout.packing.where[r];
-    g->rngSlots_.emplace_back(group, static_cast<size_t>(first) * 8);
-  }
-  g->paramTypes_ = detail::paramTypes(t, layout);
-
-  hlo::Module module("graph");
-  hlo::Function& fn = module.addFunction("main", g->paramTypes_, true);
-  std::vector<hlo::Value> values = detail::emitNodes(fn, t, t.nodes.size(), layout, programOutputs);
-  std::vector<hlo::Value> outs;
-  for (int v : programOutputs) outs.push_back(values[v]);
-  fn.ret(outs);
-  try {
-    ProgramOrigin origin{"graph", {}};
-    if (!programDumpDir().empty()) {
-      for (const detail::Node& n : t.nodes) origin.ops.push_back(detail::describe(n));
-    }
-    g->exe_ = compileCached(module.toText(),
-                            "graph '" + name + "' (" + std::to_string(t.nodes.size()) + " ops)", {},
-                            origin);
-  } catch (const std::exception& e) {
-    const std::string culprit = detail::blame(t);
-    restoreInputs(t);
-    throw runtime::Error(
-        runtime::ErrorCode::kInternal,
-        "graph '" + name + "' failed to compile" +
-            (culprit.empty() ? std::string(": ") + e.what() : "; the op that fails is " + culprit));
-  }
+  g->exe_ = compileGraph(t, name, g->paramTypes_, scalars.layout, plan.programOutputs);
   metrics().graphCompiles += 1;
   metrics().graphCompileNanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
                                      std::chrono::steady_clock::now() - s.start)

@@ -84,6 +84,130 @@ std::string foreignReason(std::string_view stored, const std::string& identity) 
   return "written for another program or compile options (its key differs)";
 }
 
+// One program's disk cache entry: the file, and the key stored in it.
+struct CacheEntry {
+  std::string identity;  // pluginIdentity()
+  std::string key;       // identity, options (unless the default) and program text
+  fs::path path;
+};
+
+CacheEntry cacheEntry(const std::string& dir, const std::string& text,
+                      const runtime::CompileOptions& options) {
+  CacheEntry entry;
+  entry.identity = pluginIdentity();
+  entry.key =
+      entry.identity + "\n" + (options.isDefault() ? "" : options.fingerprint() + "\n") + text;
+  char name[32];
+  std::snprintf(name, sizeof(name), "%016llx.exe",
+                static_cast<unsigned long long>(fnv1a(entry.key)));
+  entry.path = fs::path(dir) / name;
+  return entry;
+}
+
+// The executable bytes of an entry file's contents (magic, key length, key,
+// executable bytes); throws, saying why, if the file is not an entry for `entry.key`.
+std::string_view executableBytes(std::string_view blob, const CacheEntry& entry) {
+  const size_t m = sizeof(kMagic) - 1;
+  if (blob.compare(0, m, kMagic) != 0) {
+    const size_t f = sizeof(kMagicFamily) - 1;
+    if (blob.compare(0, f, kMagicFamily) == 0) {
+      const std::string version(blob.substr(f, std::min<size_t>(blob.find('\n'), 40) - f));
+      throw std::runtime_error("written by another torchtpu version (cache format " + version +
+                               ")");
+    }
+    throw std::runtime_error("not a torchtpu cache entry");
+  }
+  if (blob.size() < m + 8) throw std::runtime_error("truncated");
+  uint64_t keyLen = 0;
+  std::memcpy(&keyLen, blob.data() + m, 8);
+  if (blob.size() < m + 8 + keyLen) throw std::runtime_error("truncated");
+  if (blob.compare(m + 8, keyLen, entry.key) != 0) {
+    throw std::runtime_error(foreignReason(blob.substr(m + 8, keyLen), entry.identity));
+  }
+  return blob.substr(m + 8 + keyLen);
+}
+
+// The program loaded from its entry; null if there is none, or (with a
+// warning) if it is unusable.
+std::shared_ptr<runtime::Executable> loadEntry(const runtime::Client& c, const CacheEntry& entry,
+                                               const std::string& text, const std::string& what,
+                                               const ProgramOrigin& origin, HostSpan& span) {
+  std::error_code ec;
+  if (!fs::exists(entry.path, ec)) return nullptr;
+  try {
+    const std::string blob = readFile(entry.path);
+    auto exe = c.deserialize(executableBytes(blob, entry));
+    exe->setParameters(runtime::parseMainSignature(text));
+    metrics().diskCacheHits += 1;
+    span.detail("disk_cache", "hit");
+    dumpProgram(text, what, origin, 0.0, /*fromDiskCache=*/true, fnv1a(entry.key));
+    return exe;
+  } catch (const std::exception& e) {
+    warnUnusable(entry.path, e.what());
+  }
+  return nullptr;
+}
+
+// Compiles `text`; a compile still running after a while says what it compiles.
+std::shared_ptr<runtime::Executable> compileNoticingSlow(const runtime::Client& c,
+                                                         const std::string& text,
+                                                         const std::string& what,
+                                                         const runtime::CompileOptions& options) {
+  std::mutex doneMu;
+  std::condition_variable doneCv;
+  bool done = false;
+  std::thread watcher([&] {
+    std::unique_lock<std::mutex> lock(doneMu);
+    if (!doneCv.wait_for(lock, std::chrono::duration<double>(kSlowCompileSeconds),
+                         [&] { return done; })) {
+      std::fprintf(stderr, "torchtpu: compiling %s ...\n", what.c_str());
+    }
+  });
+  auto finish = [&] {
+    {
+      std::lock_guard<std::mutex> lock(doneMu);
+      done = true;
+    }
+    doneCv.notify_one();
+    watcher.join();
+  };
+  std::shared_ptr<runtime::Executable> exe;
+  try {
+    exe = c.compile(text, options);
+  } catch (...) {
+    finish();
+    throw;
+  }
+  finish();
+  return exe;
+}
+
+// Writes the entry (warns if it cannot).
+void storeEntry(const std::string& dir, const CacheEntry& entry, const runtime::Executable& exe) {
+  try {
+    const std::string bytes = exe.serialize();
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    // A private file renamed into place: readers never see a partial entry.
+    const fs::path tmp = entry.path.string() + ".tmp." + std::to_string(::getpid()) + "." +
+                         std::to_string(reinterpret_cast<uintptr_t>(&bytes));
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      const uint64_t keyLen = entry.key.size();
+      out.write(kMagic, sizeof(kMagic) - 1);
+      out.write(reinterpret_cast<const char*>(&keyLen), 8);
+      out << entry.key << bytes;
+      if (!out) throw std::runtime_error("write failed");
+    }
+    fs::rename(tmp, entry.path, ec);
+    if (ec) {
+      fs::remove(tmp, ec);
+    }
+  } catch (const std::exception& e) {
+    warn(std::string("could not store an entry: ") + e.what());
+  }
+}
+
 }  // namespace
 
 std::string compileCacheDir() {
@@ -113,78 +237,15 @@ std::shared_ptr<runtime::Executable> compileCached(const std::string& text, cons
     span.detail("kind", origin.kind);
     span.detail("text_bytes", static_cast<int64_t>(text.size()));
   }
-  std::string key;
-  fs::path path;
+  CacheEntry entry;
   if (!dir.empty()) {
-    const std::string identity = pluginIdentity();
-    key = identity + "\n" + (options.isDefault() ? "" : options.fingerprint() + "\n") + text;
-    char name[32];
-    std::snprintf(name, sizeof(name), "%016llx.exe", static_cast<unsigned long long>(fnv1a(key)));
-    path = fs::path(dir) / name;
-    std::error_code ec;
-    if (fs::exists(path, ec)) {
-      try {
-        const std::string blob = readFile(path);
-        // magic, key length, key, executable bytes
-        const size_t m = sizeof(kMagic) - 1;
-        if (blob.compare(0, m, kMagic) != 0) {
-          const size_t f = sizeof(kMagicFamily) - 1;
-          if (blob.compare(0, f, kMagicFamily) == 0) {
-            const std::string version = blob.substr(f, std::min<size_t>(blob.find('\n'), 40) - f);
-            throw std::runtime_error("written by another torchtpu version (cache format " +
-                                     version + ")");
-          }
-          throw std::runtime_error("not a torchtpu cache entry");
-        }
-        if (blob.size() < m + 8) throw std::runtime_error("truncated");
-        uint64_t keyLen = 0;
-        std::memcpy(&keyLen, blob.data() + m, 8);
-        if (blob.size() < m + 8 + keyLen) throw std::runtime_error("truncated");
-        if (blob.compare(m + 8, keyLen, key) == 0) {
-          auto exe = c->deserialize(std::string_view(blob).substr(m + 8 + keyLen));
-          exe->setParameters(runtime::parseMainSignature(text));
-          metrics().diskCacheHits += 1;
-          span.detail("disk_cache", "hit");
-          dumpProgram(text, what, origin, 0.0, /*fromDiskCache=*/true, fnv1a(key));
-          return exe;
-        }
-        throw std::runtime_error(
-            foreignReason(std::string_view(blob).substr(m + 8, keyLen), identity));
-      } catch (const std::exception& e) {
-        warnUnusable(path, e.what());
-      }
-    }
+    entry = cacheEntry(dir, text, options);
+    if (auto exe = loadEntry(*c, entry, text, what, origin, span)) return exe;
   }
 
   span.detail("disk_cache", dir.empty() ? "off" : "miss");
   auto t0 = std::chrono::steady_clock::now();
-  // A compile still running after a while says what it compiles.
-  std::mutex doneMu;
-  std::condition_variable doneCv;
-  bool done = false;
-  std::thread watcher([&] {
-    std::unique_lock<std::mutex> lock(doneMu);
-    if (!doneCv.wait_for(lock, std::chrono::duration<double>(kSlowCompileSeconds),
-                         [&] { return done; })) {
-      std::fprintf(stderr, "torchtpu: compiling %s ...\n", what.c_str());
-    }
-  });
-  auto finish = [&] {
-    {
-      std::lock_guard<std::mutex> lock(doneMu);
-      done = true;
-    }
-    doneCv.notify_one();
-    watcher.join();
-  };
-  std::shared_ptr<runtime::Executable> exe;
-  try {
-    exe = c->compile(text, options);
-  } catch (...) {
-    finish();
-    throw;
-  }
-  finish();
+  std::shared_ptr<runtime::Executable> exe = compileNoticingSlow(*c, text, what, options);
   const auto nanos =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
           .count();
@@ -195,33 +256,9 @@ std::shared_ptr<runtime::Executable> compileCached(const std::string& text, cons
   }
   if (!programDumpDir().empty()) {
     dumpProgram(text, what, origin, nanos / 1e9, /*fromDiskCache=*/false,
-                fnv1a(key.empty() ? text : key));
+                fnv1a(entry.key.empty() ? text : entry.key));
   }
-
-  if (!dir.empty()) {
-    try {
-      const std::string bytes = exe->serialize();
-      std::error_code ec;
-      fs::create_directories(dir, ec);
-      // A private file renamed into place: readers never see a partial entry.
-      const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." +
-                           std::to_string(reinterpret_cast<uintptr_t>(&bytes));
-      {
-        std::ofstream out(tmp, std::ios::binary);
-        const uint64_t keyLen = key.size();
-        out.write(kMagic, sizeof(kMagic) - 1);
-        out.write(reinterpret_cast<const char*>(&keyLen), 8);
-        out << key << bytes;
-        if (!out) throw std::runtime_error("write failed");
-      }
-      fs::rename(tmp, path, ec);
-      if (ec) {
-        fs::remove(tmp, ec);
-      }
-    } catch (const std::exception& e) {
-      warn(std::string("could not store an entry: ") + e.what());
-    }
-  }
+  if (!dir.empty()) storeEntry(dir, entry, *exe);
   return exe;
 }
 

@@ -90,9 +90,8 @@ py::array bufferToNumpy(const Buffer& b) {
   return out;
 }
 
-}  // namespace
-
-void bindRuntime(py::module_& m) {
+// runtime::Error raises RuntimeError with the plugin's message.
+void registerErrorTranslator() {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -100,7 +99,10 @@ void bindRuntime(py::module_& m) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }
   });
+}
 
+// Plugin discovery and loading.
+void bindPlugins(py::module_& m) {
   m.def("resolve_plugin_path", &runtime::resolvePluginPath, py::arg("spec"), py::arg("search_dirs"),
         "Resolves a plugin spec (path, 'cpu', 'cuda', 'tpu', '' or 'auto') to a file.");
   m.def("auto_plugin_name", &runtime::autoPluginName, py::arg("search_dirs"));
@@ -114,7 +116,9 @@ void bindRuntime(py::module_& m) {
           [](const Plugin& p) { return py::make_tuple(p.version().major, p.version().minor); })
       .def_property_readonly("attributes", &Plugin::attributes)
       .def("describe", &Plugin::describe);
+}
 
+void bindDevicesAndBuffers(py::module_& m) {
   py::class_<runtime::DeviceInfo>(m, "DeviceInfo")
       .def_readonly("index", &runtime::DeviceInfo::index)
       .def_readonly("id", &runtime::DeviceInfo::id)
@@ -141,7 +145,9 @@ void bindRuntime(py::module_& m) {
         py::gil_scoped_release release;
         b.readyEvent().await();
       });
+}
 
+void bindExecutables(py::module_& m) {
   py::class_<Executable, std::shared_ptr<Executable>>(m, "Executable")
       .def_property_readonly("name", &Executable::name)
       .def_property_readonly("num_outputs", &Executable::numOutputs)
@@ -159,7 +165,9 @@ void bindRuntime(py::module_& m) {
           },
           py::arg("args"), py::arg("device") = -1)
       .def("serialize", [](const Executable& e) { return py::bytes(e.serialize()); });
+}
 
+void bindClients(py::module_& m) {
   py::class_<Client, std::shared_ptr<Client>>(m, "Client")
       .def_static(
           "create",
@@ -204,6 +212,16 @@ void bindRuntime(py::module_& m) {
         if (s->bytesLimit) d["bytes_limit"] = *s->bytesLimit;
         return d;
       });
+}
+
+}  // namespace
+
+void bindRuntime(py::module_& m) {
+  registerErrorTranslator();
+  bindPlugins(m);
+  bindDevicesAndBuffers(m);
+  bindExecutables(m);
+  bindClients(m);
 }
 
 }  // namespace torchtpu::python

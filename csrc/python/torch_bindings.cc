@@ -52,9 +52,8 @@ py::dict metricsDict() {
   return d;
 }
 
-}  // namespace
-
-void bindTorch(py::module_& m) {
+// Start-up, devices, synchronization, lazy initialization and fork detection.
+void bindRuntimeControls(py::module_& m) {
   m.def(
       "_init_runtime",
       [](const std::string& path, const std::map<std::string, py::object>& options) {
@@ -86,7 +85,23 @@ void bindTorch(py::module_& m) {
         exec::synchronize(device, allThreads);
       },
       py::arg("device") = -1, py::arg("all_threads") = true);
+  m.def("_set_lazy_init", [](py::object init) {
+    static auto* keep = new py::object();  // never destroyed: may run at exit
+    *keep = std::move(init);
+    aten::setLazyInit([] {
+      if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
+      py::gil_scoped_acquire gil;
+      try {
+        (*keep)();
+      } catch (py::error_already_set& e) {
+        e.discard_as_unraisable("torchtpu lazy initialization");
+      }
+    });
+  });
+  m.def("_forked_after_start", &runtime::forkedAfterClient);
+}
 
+void bindGenerators(py::module_& m) {
   m.def("_manual_seed", [](int device, uint64_t seed) {
     auto* g = generatorOf(device);
     std::lock_guard<std::mutex> lock(g->mutex_);
@@ -109,20 +124,11 @@ void bindTorch(py::module_& m) {
     g->set_state(*state.contiguous().unsafeGetTensorImpl());
   });
   m.def("_default_generator", [](int device) { return aten::defaultGenerator(device); });
+}
 
-  m.def("_set_lazy_init", [](py::object init) {
-    static auto* keep = new py::object();  // never destroyed: may run at exit
-    *keep = std::move(init);
-    aten::setLazyInit([] {
-      if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
-      py::gil_scoped_acquire gil;
-      try {
-        (*keep)();
-      } catch (py::error_already_set& e) {
-        e.discard_as_unraisable("torchtpu lazy initialization");
-      }
-    });
-  });
+// The counters of exec::metrics() and the device memory statistics; whether a
+// tensor's storage is on the device yet.
+void bindMetricsAndMemory(py::module_& m) {
   m.def("_metrics", &metricsDict);
   m.def("_reset_metrics", []() { exec::metrics().reset(); });
   m.def("_reset_peak_memory", []() {
@@ -146,6 +152,32 @@ void bindTorch(py::module_& m) {
         return d;
       },
       py::arg("device"));
+  m.def("_reset_peak_device_memory", &exec::resetPeakDeviceMemory, py::arg("device"));
+  m.def(
+      "_mem_get_info",
+      [](int device) -> py::object {
+        auto info = exec::deviceMemoryInfo(device);
+        if (!info) return py::none();
+        return py::make_tuple(info->first, info->second);
+      },
+      py::arg("device"));
+  m.def("_reset_accumulated_device_memory", &exec::resetAccumulatedDeviceMemory, py::arg("device"));
+  m.def(
+      "_largest_live_arrays",
+      [](int device, size_t n) {
+        py::list out;
+        for (const exec::LiveArray& a : exec::largestLiveArrays(device, n)) {
+          out.append(py::make_tuple(a.device, exec::arrayLabel(a.type), a.bytes, a.origin));
+        }
+        return out;
+      },
+      py::arg("device"), py::arg("n"));
+  m.def("_storage_materialized",
+        [](const at::Tensor& t) { return aten::deviceStorage(t).materialized(); });
+}
+
+// Recompile explanations and the compile cache.
+void bindCompilation(py::module_& m) {
   m.def("_explain_recompiles", &exec::setExplainRecompiles, py::arg("on"));
   m.def("_explaining_recompiles", &exec::explainRecompiles);
   m.def("_recompile_report", []() {
@@ -169,29 +201,11 @@ void bindTorch(py::module_& m) {
             {std::move(kind), std::move(program), std::move(cause), std::move(detail)});
       },
       py::arg("kind"), py::arg("program"), py::arg("cause"), py::arg("detail"));
-  m.def("_reset_peak_device_memory", &exec::resetPeakDeviceMemory, py::arg("device"));
-  m.def(
-      "_mem_get_info",
-      [](int device) -> py::object {
-        auto info = exec::deviceMemoryInfo(device);
-        if (!info) return py::none();
-        return py::make_tuple(info->first, info->second);
-      },
-      py::arg("device"));
-  m.def("_forked_after_start", &runtime::forkedAfterClient);
-  m.def("_reset_accumulated_device_memory", &exec::resetAccumulatedDeviceMemory, py::arg("device"));
-  m.def(
-      "_largest_live_arrays",
-      [](int device, size_t n) {
-        py::list out;
-        for (const exec::LiveArray& a : exec::largestLiveArrays(device, n)) {
-          out.append(py::make_tuple(a.device, exec::arrayLabel(a.type), a.bytes, a.origin));
-        }
-        return out;
-      },
-      py::arg("device"), py::arg("n"));
-  m.def("_set_cpu_fallback", &aten::setCpuFallbackEnabled);
-  m.def("_cpu_fallback_enabled", &aten::cpuFallbackEnabled);
+  m.def("_compile_cache_dir", &exec::compileCacheDir);
+}
+
+// Launch modes and deferred traces.
+void bindModes(py::module_& m) {
   m.def(
       "_flush", [](const std::string& reason, int device) { exec::flushTraces(reason, device); },
       py::arg("reason"), py::arg("device") = -1);
@@ -228,12 +242,26 @@ void bindTorch(py::module_& m) {
     }
     return "unknown";
   });
+}
+
+// The lowered ops, the Python overrides of lowered ops, and the CPU fallback.
+void bindOps(py::module_& m) {
   m.def("_lowered_ops", &lower::registeredOps);
   m.def("_lowering_sources", &lower::loweringSources);
-  m.def("_compile_cache_dir", &exec::compileCacheDir);
   m.def("_register_lowered_overrides", &aten::registerLoweredOverrides);
-  m.def("_storage_materialized",
-        [](const at::Tensor& t) { return aten::deviceStorage(t).materialized(); });
+  m.def("_set_cpu_fallback", &aten::setCpuFallbackEnabled);
+  m.def("_cpu_fallback_enabled", &aten::cpuFallbackEnabled);
+}
+
+}  // namespace
+
+void bindTorch(py::module_& m) {
+  bindRuntimeControls(m);
+  bindGenerators(m);
+  bindMetricsAndMemory(m);
+  bindCompilation(m);
+  bindModes(m);
+  bindOps(m);
 }
 
 }  // namespace torchtpu::python

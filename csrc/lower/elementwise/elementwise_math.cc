@@ -472,37 +472,36 @@ Value lerp(Function& fn, const Operand& self, const Operand& end, const Operand&
   return fn.select(cmpK(fn, fn.abs(w), 0.5, Dir::kLt), lo, hi);
 }
 
-Value unary(Function& fn, Unary op, Value x) {
-  ElementType t = x.dtype();
-  if (runtime::isComplex(t)) {
-    // |z| (real result), -z and sgn (z / |z|, 0 at 0); other complex math is
-    // not lowered.
-    if (op == Unary::kAbs) return fn.abs(x);
-    if (op == Unary::kNeg) return fn.negate(x);
-    if (op == Unary::kSign) return fn.unary(hlo::UnaryOp::kSign, x);
-    throw LoweringError("complex operands are not lowered");
+namespace {
+
+// |z| (real result), -z and sgn (z / |z|, 0 at 0); other complex math is not
+// lowered.
+Value complexUnary(Function& fn, Unary op, Value x) {
+  if (op == Unary::kAbs) return fn.abs(x);
+  if (op == Unary::kNeg) return fn.negate(x);
+  if (op == Unary::kSign) return fn.unary(hlo::UnaryOp::kSign, x);
+  throw LoweringError("complex operands are not lowered");
+}
+
+// Integers and booleans, for the ops that keep them.
+Value integerUnary(Function& fn, Unary op, Value x) {
+  switch (op) {
+    case Unary::kAbs:
+      return (runtime::isSigned(x.dtype())) ? fn.abs(x) : x;
+    case Unary::kNeg:
+      if (x.dtype() == ElementType::kPred) throw LoweringError("negation of booleans");
+      return fn.negate(x);
+    case Unary::kSign:
+      return sign(fn, x);
+    case Unary::kFrac:
+      return splat(fn, 0, x);
+    default:
+      return x;  // floor/ceil/round/trunc of an integer
   }
-  const bool keepsIntegers = op == Unary::kAbs || op == Unary::kNeg || op == Unary::kSign ||
-                             op == Unary::kFloor || op == Unary::kCeil || op == Unary::kRound ||
-                             op == Unary::kTrunc || op == Unary::kFrac;
-  if (!isFloat(t) && !keepsIntegers) t = ElementType::kF32;
-  x = castTo(fn, x, accType(t));
-  if (!isFloat(x.dtype())) {
-    // Integers and booleans for the ops that keep them.
-    switch (op) {
-      case Unary::kAbs:
-        return (runtime::isSigned(x.dtype())) ? fn.abs(x) : x;
-      case Unary::kNeg:
-        if (x.dtype() == ElementType::kPred) throw LoweringError("negation of booleans");
-        return fn.negate(x);
-      case Unary::kSign:
-        return sign(fn, x);
-      case Unary::kFrac:
-        return splat(fn, 0, x);
-      default:
-        return x;  // floor/ceil/round/trunc of an integer
-    }
-  }
+}
+
+// Floating-point operands, in their accumulation type (accType).
+Value floatUnary(Function& fn, Unary op, Value x) {
   switch (op) {
     case Unary::kAbs:
       return fn.abs(x);
@@ -574,6 +573,20 @@ Value unary(Function& fn, Unary op, Value x) {
       return fn.unary(UnaryOp::kLogistic, x);
   }
   throw LoweringError("unknown unary op");
+}
+
+}  // namespace
+
+Value unary(Function& fn, Unary op, Value x) {
+  ElementType t = x.dtype();
+  if (runtime::isComplex(t)) return complexUnary(fn, op, x);
+  const bool keepsIntegers = op == Unary::kAbs || op == Unary::kNeg || op == Unary::kSign ||
+                             op == Unary::kFloor || op == Unary::kCeil || op == Unary::kRound ||
+                             op == Unary::kTrunc || op == Unary::kFrac;
+  if (!isFloat(t) && !keepsIntegers) t = ElementType::kF32;
+  x = castTo(fn, x, accType(t));
+  if (!isFloat(x.dtype())) return integerUnary(fn, op, x);
+  return floatUnary(fn, op, x);
 }
 
 }  // namespace torchtpu::lower::ew
