@@ -830,7 +830,7 @@ bool prepareCall(const c10::OperatorHandle& op, const OpInfo& info, c10::ArrayRe
     if (resized) continue;  // out= arguments changed shape: describe again
     checkMemoryAndKernel(op, args, info.traits.implicitRng);
     try {
-      found = exec::addSignature(call, key, std::move(returns));
+      found = exec::addSignature(call, key, std::move(returns), builder->scalars_);
       return true;
     } catch (const lower::LoweringError& e) {
       why = e.what();
@@ -1013,7 +1013,7 @@ exec::CallOutputs runInternal(const std::string& op, const std::vector<std::stri
   std::string key = b.call_.key();
   try {
     exec::FoundSignature found = exec::findSignature(key);
-    if (!found) found = exec::addSignature(b.call_, key, nullptr);
+    if (!found) found = exec::addSignature(b.call_, key, nullptr, b.scalars_);
     return exec::runOpCall(found, std::move(b.call_), std::move(key), b.takeBindings(),
                            std::move(b.scalars_), b.device(),
                            exec::sourceLinesEnabled() ? userSourceLine() : std::string(), nullptr);

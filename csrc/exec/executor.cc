@@ -48,12 +48,14 @@ void trackLaunch(int device, runtime::Event done) {
 
 namespace {
 
-std::shared_ptr<CompiledOp> compileNew(const ir::OpCall& call, bool withChecks) {
+std::shared_ptr<CompiledOp> compileNew(const ir::OpCall& call, bool withChecks,
+                                       const std::vector<std::optional<HostScalar>>& constants) {
   auto op = std::make_shared<CompiledOp>();
+  op->constants = constants;
   op->name = call.op;
   op->origin = makeOrigin(call.op);
   op->spanName = "program " + call.op;
-  op->program = buildOpProgram(call, withChecks);
+  op->program = buildOpProgram(call, withChecks, constants);
   op->results = call.results;
   op->exe =
       compileCached(op->program.text, withChecks ? call.op + " (with device-side checks)" : call.op,
@@ -67,7 +69,7 @@ std::shared_ptr<CompiledOp> compileNew(const ir::OpCall& call, bool withChecks) 
 // The checked program of an op that declares checks (compiled on first use).
 const CompiledOp& checkedVariant(const CompiledOp& op) {
   std::lock_guard<std::mutex> lock(op.checkedMu);
-  if (!op.checked) op.checked = compileNew(*op.call, /*withChecks=*/true);
+  if (!op.checked) op.checked = compileNew(*op.call, /*withChecks=*/true, op.constants);
   return *op.checked;
 }
 
@@ -96,8 +98,16 @@ void raiseFailedCheck(const CompiledOp& op, const runtime::Buffer& out) {
 
 }  // namespace
 
-std::shared_ptr<const CompiledOp> compileOp(const ir::OpCall& call) {
-  return compileNew(call, /*withChecks=*/false);
+std::shared_ptr<const CompiledOp> compileOp(
+    const ir::OpCall& call, const std::vector<std::optional<HostScalar>>& constants) {
+  return compileNew(call, /*withChecks=*/false, constants);
+}
+
+bool scalarsMatch(const CompiledOp& op, const std::vector<HostScalar>& scalars) {
+  for (size_t k = 0; k < op.constants.size(); ++k) {
+    if (op.constants[k] && (k >= scalars.size() || *op.constants[k] != scalars[k])) return false;
+  }
+  return true;
 }
 
 LaunchResult launch(const CompiledOp& op0, const std::vector<ArrayPtr>& arrays,
@@ -112,6 +122,7 @@ LaunchResult launch(const CompiledOp& op0, const std::vector<ArrayPtr>& arrays,
   for (const ArrayPtr& a : arrays) in.arrays.push_back(a.get());  // null: zeros the program makes
   in.host.reserve(scalars.size());
   for (size_t k = 0; k < scalars.size(); ++k) {
+    if (k < op.constants.size() && op.constants[k]) continue;  // compiled in
     in.host.push_back(
         {scalarTypes[k].dtype, &scalarTypes[k].dims, scalars[k].data(), scalars[k].size()});
   }

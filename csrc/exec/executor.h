@@ -19,14 +19,14 @@
 
 namespace torchtpu::exec {
 
-// A runtime scalar's host bytes (its type is in OpCall::scalars).
-using HostScalar = std::vector<uint8_t>;
-
 struct CompiledOp {
   std::string name;      // the op ("aten::add.Tensor")
   ArrayOrigin origin;    // its name, as the origin of the arrays it makes
   std::string spanName;  // "program aten::add.Tensor", its profile span
   OpProgram program;
+  // Per runtime scalar of the call: its value where it is compiled into the
+  // program (not uploaded at launch), nothing where it is a program input.
+  std::vector<std::optional<HostScalar>> constants;
   std::shared_ptr<runtime::Executable> exe;
   std::vector<hlo::TensorType> results;  // the call's expected results
 
@@ -51,9 +51,14 @@ class DeviceCheckError : public std::runtime_error {
   lower::DeviceCheck::Error error_;
 };
 
-// Compiles the single-op program of `call` (through the compile cache); the
-// caller keeps it (exec/op_calls.h caches it per call signature).
-std::shared_ptr<const CompiledOp> compileOp(const ir::OpCall& call);
+// Compiles the single-op program of `call` (through the compile cache), with
+// the runtime scalars that `constants` gives compiled in; the caller keeps it
+// (exec/op_calls.h caches it per call signature).
+std::shared_ptr<const CompiledOp> compileOp(
+    const ir::OpCall& call, const std::vector<std::optional<HostScalar>>& constants = {});
+// Whether a call's scalars are the ones `op` was compiled with (where it has
+// them compiled in).
+bool scalarsMatch(const CompiledOp& op, const std::vector<HostScalar>& scalars);
 
 struct LaunchResult {
   std::vector<ArrayPtr> newResults;     // one per op result with writeBack == -1

@@ -33,9 +33,25 @@ FoundSignature store(const std::string& key, std::shared_ptr<const OpSignature> 
   return {e.signature, e.compiled};
 }
 
-std::shared_ptr<const CompiledOp> compile(const ir::OpCall& call) {
+// Strict mode's numbers: the runtime scalars of a signature's first call are
+// compiled into its program (nothing to upload at launch; most never change,
+// like an add's alpha); random-op states always change and stay inputs.
+std::vector<std::optional<HostScalar>> firstCallConstants(const ir::OpCall& call,
+                                                          const std::vector<HostScalar>& scalars) {
+  std::vector<std::optional<HostScalar>> constants(scalars.begin(), scalars.end());
+  for (const ir::ArgValue& a : call.args) {
+    if (a.kind == ir::ArgValue::Kind::kRng && a.scalar >= 0 &&
+        static_cast<size_t>(a.scalar) < constants.size()) {
+      constants[static_cast<size_t>(a.scalar)].reset();
+    }
+  }
+  return constants;
+}
+
+std::shared_ptr<const CompiledOp> compile(const ir::OpCall& call,
+                                          const std::vector<HostScalar>& scalars) {
   if (explainRecompiles()) explainOpCompile(call);
-  return compileOp(call);
+  return compileOp(call, firstCallConstants(call, scalars));
 }
 
 }  // namespace
@@ -51,7 +67,8 @@ FoundSignature findSignature(const std::string& key) {
 }
 
 FoundSignature addSignature(const ir::OpCall& call, const std::string& key,
-                            std::shared_ptr<const SignatureExtra> extra) {
+                            std::shared_ptr<const SignatureExtra> extra,
+                            const std::vector<HostScalar>& scalars) {
   auto signature = std::make_shared<OpSignature>();
   signature->results = call.results;
   signature->writeBack = call.writeBack;
@@ -61,7 +78,7 @@ FoundSignature addSignature(const ir::OpCall& call, const std::string& key,
   if (recording()) {
     (void)buildOpProgram(call);  // the lowering accepts it; the trace compiles it
   } else {
-    compiled = compile(call);
+    compiled = compile(call, scalars);
   }
   return store(key, std::move(signature), std::move(compiled));
 }
@@ -108,7 +125,13 @@ CallOutputs runOpCall(const FoundSignature& found, ir::OpCall&& call, std::strin
   }
   std::shared_ptr<const CompiledOp> compiled = found.compiled;
   if (!compiled) {  // first seen in defer mode
-    compiled = compile(call);
+    compiled = compile(call, scalars);
+    store(key, found.signature, compiled);
+  } else if (!scalarsMatch(*compiled, scalars)) {
+    // A number compiled into the program changed: from now on every scalar
+    // is a program input (one more compile; later values reuse it).
+    if (explainRecompiles()) explainOpNumberChange(call);
+    compiled = compileOp(call);
     store(key, found.signature, compiled);
   }
   const std::vector<ArrayPtr> inputs = resolved(arrays);

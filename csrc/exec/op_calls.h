@@ -51,8 +51,11 @@ FoundSignature findSignature(const std::string& key);
 // launch_blocking compile its program; defer lowers it once to check that
 // the lowering accepts it (the trace compiles it later). Throws
 // lower::LoweringError or std::invalid_argument when the lowering refuses it.
+// `scalars`: the call's runtime scalars (strict mode compiles the numbers of
+// a signature's first call into its program).
 FoundSignature addSignature(const ir::OpCall& call, const std::string& key,
-                            std::shared_ptr<const SignatureExtra> extra);
+                            std::shared_ptr<const SignatureExtra> extra,
+                            const std::vector<HostScalar>& scalars);
 // Remembers that calls of `key` have no tpu program.
 void markUnsupported(const std::string& key, std::string why);
 

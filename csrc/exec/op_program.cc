@@ -110,7 +110,9 @@ EmittedOp emitOpCall(hlo::Function& fn, const ir::OpCall& call, const std::vecto
   return out;
 }
 
-OpProgram buildOpProgram(const ir::OpCall& call, bool withChecks) {
+OpProgram buildOpProgram(const ir::OpCall& call, bool withChecks,
+                         const std::vector<std::optional<HostScalar>>& constants) {
+  auto isConstant = [&](size_t k) { return k < constants.size() && constants[k].has_value(); };
   const int numArrays = static_cast<int>(call.arrays.size());
   auto isZero = [&](int a) {
     return a < static_cast<int>(call.zeroArrays.size()) && call.zeroArrays[a];
@@ -120,7 +122,9 @@ OpProgram buildOpProgram(const ir::OpCall& call, bool withChecks) {
     if (!isZero(a)) params.push_back(call.arrays[a]);
   }
   const int numArrayParams = static_cast<int>(params.size());
-  params.insert(params.end(), call.scalars.begin(), call.scalars.end());
+  for (size_t k = 0; k < call.scalars.size(); ++k) {
+    if (!isConstant(k)) params.push_back(call.scalars[k]);
+  }
   hlo::Module module("op");
   hlo::Function& fn = module.addFunction("main", params, /*isPublic=*/true);
   std::vector<Value> arrays;
@@ -128,8 +132,9 @@ OpProgram buildOpProgram(const ir::OpCall& call, bool withChecks) {
     arrays.push_back(isZero(a) ? zeros(fn, call.arrays[a]) : fn.param(p++));
   }
   std::vector<Value> scalars;
-  for (size_t k = 0; k < call.scalars.size(); ++k) {
-    scalars.push_back(fn.param(numArrayParams + static_cast<int>(k)));
+  for (size_t k = 0, p = 0; k < call.scalars.size(); ++k) {
+    scalars.push_back(isConstant(k) ? fn.constantData(call.scalars[k], constants[k]->data())
+                                    : fn.param(numArrayParams + static_cast<int>(p++)));
   }
 
   EmittedOp emitted = emitOpCall(fn, call, arrays, scalars, withChecks);

@@ -5,6 +5,8 @@
 // op's new arrays, then the storage arrays that the op wrote through a view.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,8 +57,14 @@ struct OpProgram {
   std::vector<Check> checks;  // what the checks output reports (checked programs only)
 };
 
+// A runtime scalar's host bytes (its type is in OpCall::scalars).
+using HostScalar = std::vector<uint8_t>;
+
 // The single-op program of `call`; `withChecks`: with its device-side checks
-// (the program launch_blocking mode runs).
-OpProgram buildOpProgram(const ir::OpCall& call, bool withChecks = false);
+// (the program launch_blocking mode runs). `constants[k]`, where given, is
+// the value of runtime scalar k, compiled into the program (the program then
+// takes only the other scalars as parameters, in order).
+OpProgram buildOpProgram(const ir::OpCall& call, bool withChecks = false,
+                         const std::vector<std::optional<HostScalar>>& constants = {});
 
 }  // namespace torchtpu::exec

@@ -404,6 +404,12 @@ void explainOpCompile(const ir::OpCall& call) {
   if (e) noteRecompile(std::move(*e));
 }
 
+void explainOpNumberChange(const ir::OpCall& call) {
+  noteRecompile(RecompileExplanation{
+      "op", call.op, "python number",
+      "a Python number changed and is now a program input (later values reuse this program)"});
+}
+
 void explainTraceCompile(const TraceSummary& trace) {
   TraceRecord now;
   now.device = trace.device;

@@ -35,6 +35,9 @@ void clearRecompileReport();
 // A strict op about to compile a program (a cache miss): explained against
 // the op's earlier programs, if it has any.
 void explainOpCompile(const ir::OpCall& call);
+// A strict op compiled again because a Python number compiled into its
+// program changed (it is a program input from now on).
+void explainOpNumberChange(const ir::OpCall& call);
 
 // A fused trace about to compile (a cache miss), as the trace recorded it.
 struct TraceNodeSummary {
