@@ -4,6 +4,7 @@
 #               the C++ suites and a pytest smoke subset on the second torch (test-torch214)
 #   make coverage  the full OpInfo sweep -> docs/coverage.{md,json}
 #   make op-index  the op index -> docs/ops.md
+#   make test-vllm vLLM on "tpu" (tests/ecosystem/test_vllm.py) in .venv-vllm (make setup-vllm)
 # Both are idempotent: a second run skips the steps whose inputs did not change.
 
 PYTHON ?= python3
@@ -42,6 +43,31 @@ DEPS214 := torch==2.14.1 torchvision==0.29.1 triton==3.8.0 cuda-bindings==13.5.0
 PYTEST214 ?= tests/test_device.py tests/test_modes.py tests/test_compile.py \
              tests/test_torch_compat.py "tests/models/test_models.py::test_model_trains_as_on_cpu[gpt-strict]"
 
+# vLLM on "tpu" (README, "vLLM"; torchtpu/vllm): vllm 0.32.0 in a venv of its own,
+# .venv-vllm, made by copying .venv (the same torch 2.13.0, transformers, numpy, ...: the
+# main venv never changes). vllm itself and the pure-Python packages offline generation
+# imports go in with --no-deps, each pinned, so pip resolves nothing and replaces nothing
+# (VLLM_CONSTRAINTS pins torch, transformers and numpy to .venv's versions besides); vllm's
+# CUDA requirements (torchvision, flashinfer, triton, ...) stay out. The check after the
+# install fails if any package of .venv changed. torchtpu is the editable install of
+# .venv: its _C, dist-info (entry points) and finder are copied again after each build.
+VENV_VLLM := .venv-vllm
+PY_VLLM := $(VENV_VLLM)/bin/python
+PIP_VLLM := $(PY_VLLM) -m pip --disable-pip-version-check -q
+VLLM := vllm==0.32.0
+VLLM_DEPS := aiohappyeyeballs==2.7.1 aiohttp==3.14.5 aiosignal==1.4.0 apache-tvm-ffi==0.1.11 \
+             attrs==26.1.0 cachetools==8.0.3 cbor2==6.3.0 certifi==2026.10.19.post1 \
+             charset-normalizer==3.5.3 compressed-tensors==0.17.0 einops==0.8.2 \
+             fastapi==0.136.3 frozenlist==1.8.0 llguidance==1.7.6 loguru==0.7.3 \
+             msgspec==0.23.0 multidict==7.2.1 openai==3.63.0 openai-harmony==0.0.8 \
+             partial-json-parser==0.2.1.1.post7 pillow==13.0.0 prometheus_client==0.26.0 \
+             propcache==0.5.4 py-cpuinfo==9.0.0 pybase64==1.5.1 pyzmq==27.3.0 \
+             requests==2.34.2 sniffio==1.3.1 starlette==1.10.0 urllib3==2.8.0 \
+             uvloop==0.23.0 xgrammar==0.2.8 yarl==1.25.1
+VLLM_CONSTRAINTS := $(VENV_VLLM)/constraints.txt
+PYTEST_VLLM ?= tests/ecosystem/test_vllm.py
+SITE_OF = $$($(1) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+
 # How both torch releases build: the extension, the torch-free core and the C++ suites
 # in one CMake build per release (the core compiles once per build folder), warnings
 # as errors, pjrt_c_api.h from one folder (build/pjrt_include, copied from the
@@ -56,7 +82,8 @@ BUILD_DEFS = -C cmake.define.TORCHTPU_BUILD_TESTS=ON -C cmake.define.TORCHTPU_WE
              $(if $(CCACHE),-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 
 .PHONY: run test bench coverage op-index fuzz setup build cpp-test py-test format lint clean \
-        setup-torch214 build-torch214 test-torch214 accelerator-check accelerator-files
+        setup-torch214 build-torch214 test-torch214 accelerator-check accelerator-files \
+        setup-vllm test-vllm
 
 run: build
 	$(PY) examples/train.py
@@ -135,6 +162,40 @@ test-torch214: build-torch214
 	ctest --test-dir $(PY_BUILD214) --output-on-failure
 	$(PY214) -m pytest -q $(PYTEST214)
 
+# vLLM (see VENV_VLLM above): make setup-vllm, then make test-vllm.
+setup-vllm: build $(VENV_VLLM)/.stamp-build
+
+$(VENV_VLLM)/.stamp-deps: $(VENV)/.stamp-deps Makefile
+	@echo "making $(VENV_VLLM): a copy of $(VENV), plus $(VLLM) and its pinned imports (--no-deps)"
+	rm -rf $(VENV_VLLM) build/vllm
+	cp -a $(VENV) $(VENV_VLLM)
+	rm -f $(VENV_VLLM)/.stamp-*
+	@# The copied scripts (pip, pytest, activate) name the venv .venv was made as.
+	old=$$(sed -n 's/^VIRTUAL_ENV="\(.*\)"$$/\1/p' $(VENV)/bin/activate); test -n "$$old"; \
+	  grep -lIr "$$old" $(VENV_VLLM)/bin | xargs -r sed -i "s|$$old|$(abspath $(VENV_VLLM))|g"
+	mkdir -p build/vllm
+	$(PY) -m pip freeze --exclude-editable 2>/dev/null | sort > build/vllm/freeze-venv.txt
+	grep -E '^(torch|transformers|numpy)==' build/vllm/freeze-venv.txt > $(VLLM_CONSTRAINTS)
+	$(PIP_VLLM) install --no-deps -c $(VLLM_CONSTRAINTS) $(VLLM) $(VLLM_DEPS)
+	$(PY_VLLM) -m pip freeze --exclude-editable 2>/dev/null | sort > build/vllm/freeze-venv-vllm.txt
+	@if comm -23 build/vllm/freeze-venv.txt build/vllm/freeze-venv-vllm.txt | grep .; then \
+	  echo "error: the packages above differ between $(VENV) and $(VENV_VLLM)"; exit 1; fi
+	@touch $@
+
+# torchtpu in .venv-vllm: .venv's editable install (the sources are this checkout's), copied
+# again whenever .venv's _C is newer (make build, or a pip install -e . by hand).
+$(VENV_VLLM)/.stamp-build: $(VENV)/.stamp-build $(VENV_VLLM)/.stamp-deps \
+                           $(wildcard $(VENV)/lib/python*/site-packages/torchtpu/_C*.so)
+	@src=$(call SITE_OF,$(PY)); dst=$(call SITE_OF,$(PY_VLLM)); set -e; \
+	  echo "copying torchtpu (_C, dist-info, editable finder) from $$src to $$dst"; \
+	  rm -rf $$dst/torchtpu $$dst/torchtpu-*.dist-info $$dst/_editable_skbc_torchtpu.*; \
+	  cp -a $$src/torchtpu $$src/torchtpu-*.dist-info $$src/_editable_skbc_torchtpu.* $$dst/
+	cd build && ../$(PY_VLLM) -c 'import torchtpu.vllm, vllm; assert torchtpu.vllm.register() == torchtpu.vllm.PLATFORM; print("vllm", vllm.__version__, "on torchtpu", torchtpu.__file__)'
+	@touch $@
+
+test-vllm: setup-vllm
+	$(PY_VLLM) -m pytest -q $(PYTEST_VLLM)
+
 # Build and test on the torch and the GPU of an accelerator machine, with no network
 # (tools/accelerator_check.sh; ACCEL_ARGS="--plugin cpu" and so on). What that machine
 # lacks is prepared here by accelerator-files, under ignored folders that travel with
@@ -166,4 +227,4 @@ lint: setup
 	@$(PY) tools/long_functions.py
 
 clean:
-	rm -rf build $(VENV)/.stamp-build $(VENV214)/.stamp-build
+	rm -rf build $(VENV)/.stamp-build $(VENV214)/.stamp-build $(VENV_VLLM)/.stamp-build
