@@ -52,8 +52,9 @@ std::map<std::pair<int, uint64_t>, Trace>& traces() {
   static auto* t = new std::map<std::pair<int, uint64_t>, Trace>();
   return *t;
 }
-// Per trace structure: the scalar values of its first flush, each dropped once
-// it changes.
+// Per op-call key: the values its runtime scalars had when first flushed,
+// each dropped for good once one differs (in any trace, or between two calls
+// of the op in one trace).
 std::unordered_map<std::string, std::vector<std::optional<HostScalar>>>& scalarHistory() {
   static auto* h = new std::unordered_map<std::string, std::vector<std::optional<HostScalar>>>();
   return *h;
@@ -316,10 +317,13 @@ FlushPlan planFlush(const Trace& t) {
 
 // The program a flush runs: its structure, its cache key, and which scalars
 // are constants of it. Scalars start as constants of the program (XLA
-// optimizes constants much better than inputs); one that changes between
-// flushes of the same trace structure becomes a program input for good (one
-// recompile), so a learning-rate schedule or a step counter stops
-// recompiling after it first changes.
+// optimizes constants much better than inputs); a scalar of an op whose value
+// has changed (between two flushes, or two calls in one trace) is a program
+// input for good. The history is per op call, not per trace, so a number
+// that changes from one training step to the next (an optimizer's bias
+// correction) is an input already in the second step's program, whose trace
+// differs from the first step's (which initialized the optimizer state):
+// the loop's program is built once, at its second step.
 struct ProgramKey {
   std::string structure;
   std::string key;
@@ -329,20 +333,32 @@ struct ProgramKey {
 ProgramKey programKey(const Trace& t, const FlushPlan& plan) {
   ProgramKey k;
   k.structure = traceKey(t, plan.outputs, plan.donations);
-  std::vector<std::optional<HostScalar>>& seen = scalarHistory()[k.structure];
-  if (seen.size() != t.scalars.size()) {
-    seen.assign(t.scalars.begin(), t.scalars.end());
-  } else {
-    for (size_t s = 0; s < seen.size(); ++s) {
-      if (seen[s] && *seen[s] != t.scalars[s]) seen[s].reset();
+  k.constant.assign(t.scalars.size(), false);
+  for (const Node& n : t.nodes) {
+    const size_t count = n.call.scalars.size();
+    if (count == 0) continue;
+    std::vector<std::optional<HostScalar>>& seen = scalarHistory()[n.key];
+    const auto first = static_cast<size_t>(n.firstScalar);
+    if (seen.size() != count)
+      seen.assign(t.scalars.begin() + first, t.scalars.begin() + first + count);
+    for (size_t s = 0; s < count; ++s) {
+      if (seen[s] && *seen[s] != t.scalars[first + s]) seen[s].reset();
     }
   }
-  k.constant.resize(t.scalars.size());
+  // A second pass: a value dropped by a later call of the same op in this
+  // trace is an input for its earlier calls too.
+  for (const Node& n : t.nodes) {
+    if (n.call.scalars.empty()) continue;
+    auto it = scalarHistory().find(n.key);
+    if (it == scalarHistory().end()) continue;
+    for (size_t s = 0; s < it->second.size(); ++s) {
+      k.constant[static_cast<size_t>(n.firstScalar) + s] = it->second[s].has_value();
+    }
+  }
   k.key = k.structure;
   k.key += '#';
   static constexpr char kHex[] = "0123456789abcdef";
-  for (size_t s = 0; s < seen.size(); ++s) {
-    k.constant[s] = seen[s].has_value();
+  for (size_t s = 0; s < t.scalars.size(); ++s) {
     if (!k.constant[s]) {
       k.key += '*';
       continue;

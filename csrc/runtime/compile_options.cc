@@ -1,5 +1,7 @@
 #include "runtime/compile_options.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 namespace torchtpu::runtime {
@@ -85,6 +87,30 @@ std::string CompileOptions::serialize() const {
     putMessageField(out, kCompileEnvOptionOverrides, entry);
   }
   return out;
+}
+
+std::vector<std::pair<std::string, bool>> CompileOptions::defaultXlaOptions() {
+  static const std::vector<std::pair<std::string, bool>> options = [] {
+    std::vector<std::pair<std::string, bool>> out = {{"xla_cpu_enable_fast_min_max", false}};
+    const char* env = std::getenv("TORCHTPU_XLA_OPTIONS");
+    std::stringstream in(env != nullptr ? env : "");
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      const size_t eq = item.find('=');
+      if (item.empty() || eq == std::string::npos) continue;
+      const std::string name = item.substr(0, eq);
+      const bool value = item.substr(eq + 1) != "0" && item.substr(eq + 1) != "false";
+      auto it =
+          std::find_if(out.begin(), out.end(), [&](const auto& o) { return o.first == name; });
+      if (it != out.end()) {
+        it->second = value;
+      } else {
+        out.emplace_back(name, value);
+      }
+    }
+    return out;
+  }();
+  return options;
 }
 
 bool CompileOptions::isDefault() const {

@@ -24,10 +24,14 @@ struct CompileOptions {
   // an xla.ExecutionOptions effort level); unset leaves the plugin's default.
   std::optional<int64_t> optimizationLevel;
   // XLA debug options set by name (CompileOptionsProto.env_option_overrides,
-  // applied over the plugin's defaults). By default: min/max propagate NaN,
-  // as StableHLO specifies; the XLA CPU plugin's "fast" min/max otherwise
-  // drops NaN (max(NaN, 1) = 1), inside reductions and scans too.
-  std::vector<std::pair<std::string, bool>> xlaOptions = {{"xla_cpu_enable_fast_min_max", false}};
+  // applied over the plugin's defaults): defaultXlaOptions().
+  std::vector<std::pair<std::string, bool>> xlaOptions = defaultXlaOptions();
+
+  // Min/max propagate NaN, as StableHLO specifies (the XLA CPU plugin's
+  // "fast" min/max otherwise drops NaN: max(NaN, 1) = 1, inside reductions
+  // and scans too); then the boolean options of TORCHTPU_XLA_OPTIONS
+  // ("name=1,name=0"), read once, which add to or replace these.
+  static std::vector<std::pair<std::string, bool>> defaultXlaOptions();
 
   // The serialized CompileOptionsProto bytes passed to PJRT_Client_Compile.
   std::string serialize() const;
