@@ -122,6 +122,16 @@ groups = project.get("entry-points", {})
     )
 )
 EOF
+  # A torchtpu of that Python's own would win: an editable install's import hook
+  # comes before PYTHONPATH (SKBUILD_EDITABLE_SKIP does not turn it off).
+  local found
+  found=$(PYTHONPATH=$SITE "$PY" -P -c \
+    "import importlib.util as u; print(u.find_spec('torchtpu').origin)") || return 1
+  if [ "$found" != "$SITE/torchtpu/__init__.py" ]; then
+    echo "$PY imports torchtpu from $found, not from $SITE: use a Python that has" \
+      "no torchtpu installed (an editable install's import hook wins over PYTHONPATH)"
+    return 1
+  fi
 }
 
 # pytest: the machine's, else from wheels carried in --wheels (pip download pytest
@@ -144,8 +154,10 @@ done
 build_ok=0
 step build 420 build && build_ok=1
 export PYTHONPATH=$SITE:$OUT/pytest
-# An editable torchtpu of that Python's own (a venv here) would win over PYTHONPATH.
-export SKBUILD_EDITABLE_SKIP=1
+# The tests start `python -c` in this checkout, whose torchtpu/ (the sources,
+# without _C) would come before PYTHONPATH's; safe paths leave the working
+# folder (and a script's folder) off sys.path, as -P does.
+export PYTHONSAFEPATH=1
 export TORCHTPU_CACHE_DIR=$OUT/cache
 export HF_HUB_OFFLINE=1
 rm -rf "$OUT/cache"
@@ -243,8 +255,9 @@ result = {
     "python": platform.python_version(),
     "torch": probe("import torch; print(torch.__version__)"),
     "gpu": probe(
-        "import subprocess; print(subprocess.run(['nvidia-smi', '--query-gpu=name,driver_version',"
-        " '--format=csv,noheader'], capture_output=True, text=True).stdout.strip())"
+        "import shutil, subprocess; print(subprocess.run(['nvidia-smi', '--query-gpu=name,"
+        "driver_version', '--format=csv,noheader'], capture_output=True, text=True).stdout.strip()"
+        " if shutil.which('nvidia-smi') else 'none (no nvidia-smi)')"
     ),
     "plugin_spec": plugin_spec,
     "plugin": plugin_path,
