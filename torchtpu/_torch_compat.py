@@ -13,6 +13,8 @@ itself; the C++ side's counterpart is ``csrc/aten/torch_compat.h``.
 
 from __future__ import annotations
 
+import importlib
+
 import torch
 
 # (major, minor) of the torch releases torchtpu builds against and is tested on
@@ -75,8 +77,10 @@ def load_error(error: ImportError, version: str = TORCH_VERSION) -> ImportError:
 
 def load_extension():
     """Import torchtpu._C, or raise the ImportError that says what to do."""
+    # import_module, not `from torchtpu import _C`: a missing _C must be the
+    # ModuleNotFoundError that load_error tells apart ("cannot import name" is not).
     try:
-        from torchtpu import _C
+        _C = importlib.import_module("torchtpu._C")
     except ImportError as e:
         raise load_error(e) from e
     built = getattr(_C, "_torch_version", None)
