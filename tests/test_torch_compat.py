@@ -66,13 +66,13 @@ def _other_builds() -> list[Path]:
     return found
 
 
-@pytest.mark.skipif(not _other_builds(), reason="no build for another torch in build/")
-def test_import_with_another_releases_build_is_refused(tmp_path: Path) -> None:
-    """The real thing: the _C of the other venv's build (e.g. build/py214 from the
-    default venv), next to this torchtpu's sources, imported under this torch."""
+def _import_copy(tmp_path: Path, extension: Path | None) -> subprocess.CompletedProcess[str]:
+    """`import torchtpu` under this torch, from a copy of this torchtpu's sources
+    with `extension` as its _C (or none)."""
     pkg = tmp_path / "torchtpu"
     shutil.copytree(ROOT / "torchtpu", pkg, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    shutil.copy(_other_builds()[0], pkg)
+    if extension is not None:
+        shutil.copy(extension, pkg)
     # -S: no site hooks. An editable install's import hook (the venv's own torchtpu
     # and _C) comes before PYTHONPATH, and SKBUILD_EDITABLE_SKIP does not turn it
     # off; so the path is spelled out: the copy, then the site-packages with torch.
@@ -80,9 +80,25 @@ def test_import_with_another_releases_build_is_refused(tmp_path: Path) -> None:
     paths += [p for p in site.getsitepackages() if p not in paths]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths), TORCH_DEVICE_BACKEND_AUTOLOAD="0")
     code = "import torchtpu, sys; print(torchtpu.__file__, file=sys.stderr)"
-    r = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-S", "-P", "-c", code], env=env, capture_output=True, text=True
     )
+
+
+def test_import_without_the_extension_says_it_is_not_built(tmp_path: Path) -> None:
+    r = _import_copy(tmp_path, None)
+    assert r.returncode != 0, r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    expected = f"ImportError: torchtpu._C is not built for torch {torch.__version__}"
+    assert last.startswith(expected), r.stderr
+    assert tc.REBUILD in last, r.stderr
+
+
+@pytest.mark.skipif(not _other_builds(), reason="no build for another torch in build/")
+def test_import_with_another_releases_build_is_refused(tmp_path: Path) -> None:
+    """The real thing: the _C of the other venv's build (e.g. build/py214 from the
+    default venv), next to this torchtpu's sources, imported under this torch."""
+    r = _import_copy(tmp_path, _other_builds()[0])
     assert r.returncode != 0, r.stderr
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: torchtpu._C"), r.stderr
