@@ -14,6 +14,7 @@ itself; the C++ side's counterpart is ``csrc/aten/torch_compat.h``.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import torch
 
@@ -45,6 +46,18 @@ TORCH_RELEASE: tuple[int, int] = release(TORCH_VERSION)
 def at_least(major: int, minor: int) -> bool:
     """Whether the running torch is release major.minor or newer."""
     return TORCH_RELEASE >= (major, minor)
+
+
+def premul_sum_factor(op: Any) -> Any:
+    """The factor (a number or a tensor) of a ``ReduceOp.PREMUL_SUM``
+    (``dist._make_nccl_premul_sum``), or None if it has none.
+
+    torch 2.13 exposes it as ``op.factor``; in torch 2.11 only the op's pickled
+    state, ``(op type, factor)``, holds it."""
+    if at_least(2, 13):
+        return getattr(op, "factor", None)
+    state = op.__getstate__()
+    return state[1] if isinstance(state, tuple) and len(state) == 2 else None
 
 
 def check(version: str = TORCH_VERSION) -> None:
