@@ -14,6 +14,8 @@ itself; the C++ side's counterpart is ``csrc/aten/torch_compat.h``.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import torch
@@ -58,6 +60,35 @@ def premul_sum_factor(op: Any) -> Any:
         return getattr(op, "factor", None)
     state = op.__getstate__()
     return state[1] if isinstance(state, tuple) and len(state) == 2 else None
+
+
+def serialize_sharding_propagation(lock: AbstractContextManager) -> Callable[[], None]:
+    """Make DTensor's sharding propagation, which runs each op in a fake-tensor
+    mode, take `lock` (thread ranks must take turns); returns what undoes it.
+
+    torch 2.13 has a hook for this (ShardingPropagator._fake_mode_lock, a
+    nullcontext unless set); torch 2.11 has none, so there the method that runs
+    the op in the fake mode is wrapped."""
+    from torch.distributed.tensor._sharding_prop import ShardingPropagator
+
+    if at_least(2, 13):
+        old_lock = ShardingPropagator._fake_mode_lock
+        ShardingPropagator._fake_mode_lock = lock
+
+        def restore() -> None:
+            ShardingPropagator._fake_mode_lock = old_lock
+
+        return restore
+
+    name = "_propagate_tensor_meta_non_cached"
+    unlocked = ShardingPropagator.__dict__[name]
+
+    def locked(self, op_schema):
+        with lock:
+            return unlocked(self, op_schema)
+
+    setattr(ShardingPropagator, name, locked)
+    return lambda: setattr(ShardingPropagator, name, unlocked)
 
 
 def check(version: str = TORCH_VERSION) -> None:
