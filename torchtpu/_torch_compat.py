@@ -91,6 +91,54 @@ def serialize_sharding_propagation(lock: AbstractContextManager) -> Callable[[],
     return lambda: setattr(ShardingPropagator, name, unlocked)
 
 
+def _fix_fft_meta_strides() -> None:
+    """torch 2.11's meta kernels of the FFT ops (_fft_c2c, _fft_r2c, _fft_c2r)
+    lay out their result with two helpers of torch._meta_registrations that
+    later releases fixed: _sort_dims sorts a copy (so the dims stay unsorted) and
+    _exec_fft puts the transformed dims in ascending order instead of the order
+    given. For a transform over dims out of order (fft2(x, dim=(2, 0))) the
+    result's strides then run past its storage, the meta kernel raises, and
+    torchtpu, which learns result shapes from meta kernels, ran the op on the
+    CPU. These replacements follow the CPU kernels (aten/src/ATen/native/mkl/
+    SpectralOps.cpp), as torch 2.13's helpers do."""
+    import torch._meta_registrations as meta
+
+    def sort_dims(self, dim, exclude_last=False):
+        # The transformed dims by decreasing stride (all but the last one if
+        # exclude_last).
+        dims = list(dim)
+        end = len(dims) - int(exclude_last)
+        strides = self.stride()
+        dims[:end] = sorted(dims[:end], key=lambda d: strides[d], reverse=True)
+        return dims
+
+    def exec_fft(out, self, out_sizes, dim, *, forward):
+        # Batch dims (by decreasing stride) first, then the transformed dims in
+        # the order given; the result is contiguous in that order.
+        ndim = self.ndim
+        batch_ndim = ndim - len(dim)
+        strides = self.stride()
+        batch = [d for d in range(ndim) if d not in dim]
+        order = sorted(batch, key=lambda d: strides[d], reverse=True) + list(dim)
+        batched = self.permute(order).reshape([-1, *[self.size(d) for d in dim]])
+        out.resize_(
+            [batched.size(0), *[out_sizes[d] for d in dim]],
+            memory_format=torch.contiguous_format,
+        )
+        out_strides = [0] * ndim
+        batch_numel = 1
+        for i in reversed(range(batch_ndim)):
+            out_strides[order[i]] = batch_numel * out.stride(0)
+            batch_numel *= out_sizes[order[i]]
+        for i in range(batch_ndim, ndim):
+            out_strides[order[i]] = out.stride(1 + i - batch_ndim)
+        out.as_strided_(out_sizes, out_strides, out.storage_offset())
+        return out
+
+    meta._sort_dims = sort_dims
+    meta._exec_fft = exec_fft
+
+
 def check(version: str = TORCH_VERSION) -> None:
     """Raise ImportError unless ``version`` (the running torch) is a supported release."""
     if release(version) not in SUPPORTED:
@@ -139,3 +187,5 @@ def load_extension():
 
 check()
 load_extension()
+if not at_least(2, 13):
+    _fix_fft_meta_strides()
