@@ -50,6 +50,14 @@ def at_least(major: int, minor: int) -> bool:
     return TORCH_RELEASE >= (major, minor)
 
 
+# torch.clamp with one scalar bound that is NaN (clamp(x, min=nan)): NaN
+# everywhere in torch 2.13, as torch._refs and the two-bound form always gave;
+# torch 2.11's CPU kernel returns x unchanged (pytorch/pytorch#172067, fixed in
+# 2.12). torchtpu gives NaN on every release; tests compare against the
+# two-bound form where the CPU does not.
+CPU_CLAMP_LONE_NAN_BOUND_IS_NAN: bool = at_least(2, 12)
+
+
 def premul_sum_factor(op: Any) -> Any:
     """The factor (a number or a tensor) of a ``ReduceOp.PREMUL_SUM``
     (``dist._make_nccl_premul_sum``), or None if it has none.
