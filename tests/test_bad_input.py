@@ -108,12 +108,18 @@ def test_quantized_and_sparse_tensors_are_clear_errors() -> None:
 
 # The CPU plugin has no memory limit of its own: the child process gets an
 # address-space limit, so an over-large allocation fails there without ever
-# touching the memory of the machine.
+# touching the memory of the machine. The limit is 5 GiB above what torch,
+# torchtpu and the plugin have mapped once started (about 1.4 GiB with the CPU
+# build of torch, 3.9 GiB with a CUDA build, which maps its CUDA libraries):
+# room for the 3.5 GiB host tensor of "upload", not for its device copy too.
 OOM_CHILD = """
 import resource
-limit = 6 * 2**30
-resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 import torch, torchtpu
+torch.ones(1, device="tpu").cpu()
+with open("/proc/self/status") as f:
+    mapped = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+limit = mapped + 5 * 2**30
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 x = torch.empty(2**40, device="tpu")  # nothing allocated yet
 print("empty ok", x.shape[0] == 2**40)
 for name, f in [

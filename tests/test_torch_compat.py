@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -50,34 +51,55 @@ def test_the_extension_says_which_torch_it_was_built_against() -> None:
 
 
 def _other_builds() -> list[Path]:
-    """torchtpu._C files in this checkout's build folders made for another torch."""
+    """torchtpu._C files in this checkout's build folders made for another torch
+    (build/py, build/py214, tools/accelerator_check.sh's build/accel/build, ...)."""
     here = Path(torch.__file__).resolve().parent / "lib"
     found = []
-    for cache in sorted((ROOT / "build").glob("*/CMakeCache.txt")):
+    caches = [
+        *(ROOT / "build").glob("*/CMakeCache.txt"),
+        *(ROOT / "build").glob("*/*/CMakeCache.txt"),
+    ]
+    for cache in sorted(caches):
         m = re.search(r"^TORCH_torch_cpu_LIBRARY:FILEPATH=(.*)$", cache.read_text(), re.M)
         if m and Path(m.group(1)).resolve().parent != here:
             found += sorted(cache.parent.glob("_C*.so"))
     return found
 
 
+def _import_copy(tmp_path: Path, extension: Path | None) -> subprocess.CompletedProcess[str]:
+    """`import torchtpu` under this torch, from a copy of this torchtpu's sources
+    with `extension` as its _C (or none)."""
+    pkg = tmp_path / "torchtpu"
+    shutil.copytree(ROOT / "torchtpu", pkg, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    if extension is not None:
+        shutil.copy(extension, pkg)
+    # -S: no site hooks. An editable install's import hook (the venv's own torchtpu
+    # and _C) comes before PYTHONPATH, and SKBUILD_EDITABLE_SKIP does not turn it
+    # off; so the path is spelled out: the copy, then the site-packages with torch.
+    paths = [str(tmp_path), str(Path(torch.__file__).resolve().parent.parent)]
+    paths += [p for p in site.getsitepackages() if p not in paths]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths), TORCH_DEVICE_BACKEND_AUTOLOAD="0")
+    code = "import torchtpu, sys; print(torchtpu.__file__, file=sys.stderr)"
+    return subprocess.run(
+        [sys.executable, "-S", "-P", "-c", code], env=env, capture_output=True, text=True
+    )
+
+
+def test_import_without_the_extension_says_it_is_not_built(tmp_path: Path) -> None:
+    r = _import_copy(tmp_path, None)
+    assert r.returncode != 0, r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    expected = f"ImportError: torchtpu._C is not built for torch {torch.__version__}"
+    assert last.startswith(expected), r.stderr
+    assert tc.REBUILD in last, r.stderr
+
+
 @pytest.mark.skipif(not _other_builds(), reason="no build for another torch in build/")
-@pytest.mark.xfail(
-    reason="under investigation: on torch 2.13 the import of build/py214's _C exited 0 "
-    "(the venv's editable finder may still load its own _C)",
-    strict=False,
-)
 def test_import_with_another_releases_build_is_refused(tmp_path: Path) -> None:
     """The real thing: the _C of the other venv's build (e.g. build/py214 from the
     default venv), next to this torchtpu's sources, imported under this torch."""
-    pkg = tmp_path / "torchtpu"
-    shutil.copytree(ROOT / "torchtpu", pkg, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    shutil.copy(_other_builds()[0], pkg)
-    env = dict(os.environ, PYTHONPATH=str(tmp_path), SKBUILD_EDITABLE_SKIP="1")
-    env["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
-    r = subprocess.run(
-        [sys.executable, "-P", "-c", "import torchtpu"], env=env, capture_output=True, text=True
-    )
-    assert r.returncode != 0
+    r = _import_copy(tmp_path, _other_builds()[0])
+    assert r.returncode != 0, r.stderr
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: torchtpu._C"), r.stderr
     assert "rebuild torchtpu against this torch" in last, r.stderr

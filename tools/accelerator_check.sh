@@ -4,6 +4,7 @@
 #
 #   tools/accelerator_check.sh [--plugin cuda|tpu|cpu|PATH] [--pjrt-include DIR]
 #                              [--python PY] [--out DIR] [--jobs N] [--wheels DIR]
+#                              [--time-factor F]
 #
 # Made for a lent GPU machine (python3 with a CUDA build of torch, jax-cuda13-pjrt,
 # CMake, Ninja), which has neither the network nor the xla-cpu-pjrt wheel that a
@@ -20,7 +21,8 @@
 # A failing step does not stop the others (except a failed build). Results:
 # DIR/results.json (default DIR build/accel), with every step's log beside it.
 # The whole check fits in 15 minutes on 16 cores (limits: build 420 s, tests
-# 120-180 s each, benchmarks 240 s, all steps under 840 s).
+# 120-180 s each, benchmarks 240 s, all steps under 840 s); --time-factor F
+# multiplies every limit, for a machine with fewer cores.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -31,6 +33,7 @@ PY=${PYTHON:-python3}
 OUT=$ROOT/build/accel
 JOBS=$(nproc)
 WHEELS=$ROOT/build/accel_wheels
+TIME_FACTOR=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --plugin) PLUGIN=$2; shift 2 ;;
@@ -39,7 +42,8 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
     --wheels) WHEELS=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --time-factor) TIME_FACTOR=$2; shift 2 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -52,13 +56,19 @@ STEPS=$OUT/steps.tsv
 START=$(date +%s)
 
 # step NAME LIMIT_S COMMAND...: run it with a time limit, log to logs/NAME.log,
-# and record name, exit status and seconds in steps.tsv.
+# and record name, exit status and seconds in steps.tsv. COMMAND may be one of
+# this script's functions (build): timeout runs it in a bash given their definitions.
 step() {
-  local name=$1 limit=$2
+  local name=$1 limit
+  limit=$(awk -v s="$2" -v f="$TIME_FACTOR" 'BEGIN { printf "%d", s * f }')
   shift 2
   echo "== $name (limit ${limit}s)"
   local t0 rc ms
   t0=$(date +%s%3N)
+  if declare -F "$1" >/dev/null; then
+    set -- bash -c "set -uo pipefail; $(declare -p ROOT OUT SITE PJRT_INCLUDE PY JOBS); \
+$(declare -f); \"\$@\"" "$1" "$@"
+  fi
   timeout --kill-after=10 "$limit" "$@" >"$OUT/logs/$name.log" 2>&1
   rc=$?
   ms=$(($(date +%s%3N) - t0))
@@ -112,6 +122,16 @@ groups = project.get("entry-points", {})
     )
 )
 EOF
+  # A torchtpu of that Python's own would win: an editable install's import hook
+  # comes before PYTHONPATH (SKBUILD_EDITABLE_SKIP does not turn it off).
+  local found
+  found=$(PYTHONPATH=$SITE "$PY" -P -c \
+    "import importlib.util as u; print(u.find_spec('torchtpu').origin)") || return 1
+  if [ "$found" != "$SITE/torchtpu/__init__.py" ]; then
+    echo "$PY imports torchtpu from $found, not from $SITE: use a Python that has" \
+      "no torchtpu installed (an editable install's import hook wins over PYTHONPATH)"
+    return 1
+  fi
 }
 
 # pytest: the machine's, else from wheels carried in --wheels (pip download pytest
@@ -134,8 +154,10 @@ done
 build_ok=0
 step build 420 build && build_ok=1
 export PYTHONPATH=$SITE:$OUT/pytest
-# An editable torchtpu of that Python's own (a venv here) would win over PYTHONPATH.
-export SKBUILD_EDITABLE_SKIP=1
+# The tests start `python -c` in this checkout, whose torchtpu/ (the sources,
+# without _C) would come before PYTHONPATH's; safe paths leave the working
+# folder (and a script's folder) off sys.path, as -P does.
+export PYTHONSAFEPATH=1
 export TORCHTPU_CACHE_DIR=$OUT/cache
 export HF_HUB_OFFLINE=1
 rm -rf "$OUT/cache"
@@ -233,8 +255,9 @@ result = {
     "python": platform.python_version(),
     "torch": probe("import torch; print(torch.__version__)"),
     "gpu": probe(
-        "import subprocess; print(subprocess.run(['nvidia-smi', '--query-gpu=name,driver_version',"
-        " '--format=csv,noheader'], capture_output=True, text=True).stdout.strip())"
+        "import shutil, subprocess; print(subprocess.run(['nvidia-smi', '--query-gpu=name,"
+        "driver_version', '--format=csv,noheader'], capture_output=True, text=True).stdout.strip()"
+        " if shutil.which('nvidia-smi') else 'none (no nvidia-smi)')"
     ),
     "plugin_spec": plugin_spec,
     "plugin": plugin_path,

@@ -4,9 +4,12 @@ fell back to the CPU."""
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 import torchtpu
+from torchtpu import _torch_compat
 
 D = "tpu"
 
@@ -62,3 +65,12 @@ def run(
         k: v for k, v in torchtpu.metrics.counters()["fallbacks"].items() if k not in allow
     }
     assert not fallbacks, f"CPU fallbacks: {fallbacks}"
+
+
+def clamp_nan_min(x):
+    """torch.clamp(x, min=NaN), which is NaN everywhere. On the CPU of torch 2.11,
+    which returns x unchanged (_torch_compat.CPU_CLAMP_LONE_NAN_BOUND_IS_NAN), the
+    two-bound form stands in as the reference."""
+    if x.device.type == "cpu" and not _torch_compat.CPU_CLAMP_LONE_NAN_BOUND_IS_NAN:
+        return torch.clamp(x, min=math.nan, max=math.inf)
+    return torch.clamp(x, min=math.nan)

@@ -21,7 +21,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from torchtpu import _C
+from torchtpu import _C, _torch_compat
 
 __all__ = [
     "all_gather",
@@ -53,7 +53,7 @@ def premul_factor(op: Any) -> Any:
     a number or a tensor; None for any other op."""
     if isinstance(op, str) or getattr(op, "op", None) != dist.ReduceOp.PREMUL_SUM:
         return None
-    factor = getattr(op, "factor", None)
+    factor = _torch_compat.premul_sum_factor(op)
     if factor is None:
         raise ValueError("torchtpu.distributed: ReduceOp.PREMUL_SUM without a factor")
     return factor

@@ -34,7 +34,7 @@ import torch
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 
-from torchtpu import _C
+from torchtpu import _C, _torch_compat
 from torchtpu.distributed import meeting
 
 _running = threading.Lock()
@@ -128,12 +128,9 @@ def run_threads(
         old_world = c10d._world
         c10d._world = _ThreadWorld()
         torch._C._distributed_c10d._set_thread_isolation_mode(True)
-        # DTensor's sharding propagation runs ops in fake-tensor modes: its own
-        # hook for threaded ranks serializes that.
-        from torch.distributed.tensor._sharding_prop import ShardingPropagator
-
-        old_fake_lock = ShardingPropagator._fake_mode_lock
-        ShardingPropagator._fake_mode_lock = threading.Lock()
+        # DTensor's sharding propagation runs ops in fake-tensor modes: one rank
+        # at a time.
+        restore_sharding = _torch_compat.serialize_sharding_propagation(threading.Lock())
 
         def body(rank: int) -> None:
             try:
@@ -170,8 +167,8 @@ def run_threads(
         if "old_world" in locals():
             c10d._world = old_world
             torch._C._distributed_c10d._set_thread_isolation_mode(False)
-        if "old_fake_lock" in locals():
-            ShardingPropagator._fake_mode_lock = old_fake_lock
+        if "restore_sharding" in locals():
+            restore_sharding()
         meeting.forget_all()
         _running.release()
     for rank, e in enumerate(errors):
