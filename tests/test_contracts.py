@@ -297,6 +297,13 @@ ERRORS: dict[str, Callable[[str], Any]] = {
     "index_put_ mixed dtypes": lambda d: torch.zeros(3, 4, device=d).index_put_(
         (torch.tensor([0], device=d),), torch.ones(4, dtype=torch.bfloat16, device=d)
     ),
+    "index_put_ values that do not broadcast": lambda d: torch.zeros(5, 3, device=d).index_put_(
+        (torch.tensor([0, 2], device=d),), torch.ones(4, 3, device=d)
+    ),
+    # From the fuzzer: an empty indexing result (the meta kernel does not check).
+    "index_put_ values that do not broadcast to an empty result": lambda d: torch.zeros(
+        0, device=d
+    ).index_put_((torch.zeros(0, dtype=torch.long, device=d),), torch.ones(3, 0, device=d)),
     "masked_scatter_ mixed dtypes": lambda d: torch.zeros(3, device=d).masked_scatter_(
         torch.ones(3, dtype=torch.bool, device=d), torch.ones(3, dtype=torch.bfloat16, device=d)
     ),

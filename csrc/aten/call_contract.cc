@@ -7,6 +7,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/empty_strided.h>
+#include <ATen/ops/index.h>
 #include <ATen/ops/zeros.h>
 #include <c10/util/Exception.h>
 
@@ -336,6 +337,36 @@ void checkIndexSelect(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IVal
   TORCH_CHECK_INDEX(index->numel() == 1,
                     "index_select(): Index to scalar can have only 1 value, got ", index->numel(),
                     " value(s)");
+}
+
+// index_put's values must broadcast to the indexing result's shape (meta
+// kernels skip this where the result is empty; the CPU kernel raises).
+void checkIndexPutValues(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+                         std::string_view family) {
+  if (!oneOf(family, {"index_put", "_index_put_impl", "_unsafe_index_put"})) return;
+  const at::Tensor* self = tensorArg(schema, args, "self");
+  const at::Tensor* values = tensorArg(schema, args, "values");
+  const auto at = schema.argumentIndexWithName("indices");
+  if (self == nullptr || values == nullptr || !at || !args[*at].isOptionalTensorList()) return;
+  c10::List<std::optional<at::Tensor>> indices;
+  for (const std::optional<at::Tensor>& t : args[*at].toOptionalTensorList()) {
+    if (t.has_value() && t->defined() && t->scalar_type() != at::kLong &&
+        t->scalar_type() != at::kInt) {
+      return;  // masks: their result shape depends on the data (checked by the kernel)
+    }
+    indices.push_back(t.has_value() && t->defined()
+                          ? std::optional<at::Tensor>(metaArgument(*t).toTensor().to(at::kMeta))
+                          : t);
+  }
+  at::Tensor result;
+  try {
+    result = at::index(metaArgument(*self).toTensor(), indices);
+  } catch (const std::exception&) {
+    return;  // the indices themselves are wrong: the meta kernel says so
+  }
+  TORCH_CHECK(at::is_expandable_to(values->sizes(), result.sizes()),
+              "shape mismatch: value tensor of shape ", values->sizes(),
+              " cannot be broadcast to indexing result of shape ", result.sizes());
 }
 
 // The functional op an in-place or out= schema computes: the same family
@@ -764,6 +795,7 @@ void checkCall(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
   checkBoolArithmetic(schema, args, family);
   checkRandomArguments(schema, args, family);
   checkIndexSelect(schema, args, family);
+  checkIndexPutValues(schema, args, family);
   std::vector<at::Tensor> keep;
   const std::vector<Written> written = writtenTensors(schema, args, keep);
   if (written.empty()) return;
