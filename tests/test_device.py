@@ -233,6 +233,31 @@ def test_streams_and_events() -> None:
     assert x.cpu().tolist() == [2.0] * 4
 
 
+def test_events_time_the_work_between_them() -> None:
+    # The CUDA idiom: record, work, record, synchronize, elapsed_time.
+    a = torch.randn(256, 256, device="tpu")
+    start, end = torch.tpu.Event(enable_timing=True), torch.tpu.Event(enable_timing=True)
+    assert isinstance(start, torch.tpu.Event) and isinstance(start, torch.Event)
+    assert not isinstance(torch.Event(device="cpu"), torch.tpu.Event)
+    start.record()
+    for _ in range(20):
+        a = (a @ a).tanh()
+    end.record()  # in defer mode, the recorded work runs here
+    end.synchronize()
+    assert start.query() and end.query()
+    ms = start.elapsed_time(end)
+    assert 0 < ms < 60_000, ms
+    s1, s2 = torch.tpu.Stream(), torch.tpu.Stream()
+    s1.wait_stream(s2)
+    assert isinstance(s1, torch.tpu.Stream) and not isinstance(start, torch.tpu.Stream)
+    no_timing = torch.tpu.Event()
+    no_timing.record()
+    with pytest.raises(ValueError, match="enable_timing"):  # torch's own check
+        no_timing.elapsed_time(end)
+    with pytest.raises((RuntimeError, ValueError), match="record"):
+        torch.tpu.Event(enable_timing=True).elapsed_time(end)
+
+
 def test_current_stream_is_per_thread() -> None:
     s = torch.tpu.Stream()
     seen: list[torch.Stream] = []

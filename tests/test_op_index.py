@@ -43,6 +43,8 @@ def test_each_lowering_is_registered_by_its_literal_name() -> None:
     texts: dict[str, str] = {}
     for op, source in sources.items():
         file, _, line = source.rpartition(":")
+        if file == "lower/core/custom_kernel.cc" and "::" in op and not op.startswith("aten::"):
+            continue  # a custom kernel another test registered, named by its author
         assert file.startswith("lower/") and file.count("/") == 2, source
         assert int(line) > 0, source
         if file not in texts:

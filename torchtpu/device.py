@@ -326,19 +326,39 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
 # event completes once the work launched before it has (see csrc/aten/guard.cc).
 
 
-class Stream(torch.Stream):
-    """A tpu stream (torch.Stream on the "tpu" device)."""
+class _OnTpu(type):
+    """isinstance(x, torch.tpu.Stream / Event): a torch.Stream / torch.Event on a
+    tpu device. The constructors return torch's own objects, not subclasses:
+    torch's methods that take another stream or event (wait_stream,
+    elapsed_time) refuse instances of Python subclasses."""
 
-    def __new__(cls, device: Any = None, priority: int = 0, **kwargs: Any) -> Stream:
+    _base: type
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        device = getattr(obj, "device", None)
+        return isinstance(obj, cls._base) and getattr(device, "type", None) == "tpu"
+
+
+class Stream(metaclass=_OnTpu):
+    """A tpu stream: a torch.Stream on a "tpu" device."""
+
+    _base = torch.Stream
+
+    def __new__(cls, device: Any = None, priority: int = 0, **kwargs: Any) -> Any:
         _lazy_init()
-        return super().__new__(cls, device=torch.device("tpu", _index(device)), priority=priority)
+        return torch.Stream(device=torch.device("tpu", _index(device)), priority=priority)
 
 
-class Event(torch.Event):
-    """A tpu event (torch.Event on the "tpu" device)."""
+class Event(metaclass=_OnTpu):
+    """A tpu event: a torch.Event on the "tpu" device. It completes once the work
+    launched on its device before record() has (in defer mode, record() runs the
+    thread's recorded work); with enable_timing=True, elapsed_time() gives the
+    milliseconds between two events' completions."""
 
-    def __new__(cls, enable_timing: bool = False, **kwargs: Any) -> Event:
-        return super().__new__(cls, device="tpu", enable_timing=enable_timing)
+    _base = torch.Event
+
+    def __new__(cls, enable_timing: bool = False, **kwargs: Any) -> Any:
+        return torch.Event(device="tpu", enable_timing=enable_timing)
 
 
 def current_stream(device: Any = None) -> torch.Stream:

@@ -2,12 +2,15 @@
 //
 // PJRT orders work by data dependencies, so there is one ordered stream per
 // device in effect: streams are ids only, an event is complete once the
-// work launched before it is, and synchronizing waits for launched programs.
+// work launched on its device before it is (exec::DeviceEvent, which also
+// keeps the time it completed, for elapsed_time), and synchronizing waits
+// for launched programs.
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <atomic>
 
 #include "aten/storage.h"
+#include "exec/device_event.h"
 #include "exec/executor.h"
 
 namespace torchtpu::aten {
@@ -59,15 +62,37 @@ struct TpuGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     }
   }
 
-  // Events carry no state: everything launched before record() is ordered
-  // before whatever reads its results.
-  void record(void** event, const Stream&, const DeviceIndex, const c10::EventFlag) const override {
-    if (*event == nullptr) *event = reinterpret_cast<void*>(uintptr_t{1});
+  // An event: what it marks since its last record(), and whether it times.
+  struct EventBox {
+    std::shared_ptr<exec::DeviceEvent> marked;  // null until recorded
+    bool timing = false;
+  };
+  static EventBox* box(void* event) { return static_cast<EventBox*>(event); }
+
+  void record(void** event, const Stream& stream, const DeviceIndex device,
+              const c10::EventFlag flag) const override {
+    if (*event == nullptr) *event = new EventBox();
+    const DeviceIndex index = device >= 0 ? device : stream.device_index();
+    box(*event)->marked = exec::DeviceEvent::record(index >= 0 ? index : currentDevice());
+    box(*event)->timing = flag == c10::EventFlag::BACKEND_DEFAULT;
   }
+  // Work on one device is ordered by its data: nothing to wait for here.
   void block(void*, const Stream&) const override {}
-  bool queryEvent(void*) const override { return true; }
-  void destroyEvent(void*, const DeviceIndex) const noexcept override {}
-  void synchronizeEvent(void*) const override { exec::synchronize(-1); }
+  bool queryEvent(void* event) const override {
+    return event == nullptr || !box(event)->marked || box(event)->marked->query();
+  }
+  void destroyEvent(void* event, const DeviceIndex) const noexcept override { delete box(event); }
+  void synchronizeEvent(void* event) const override {
+    if (event != nullptr && box(event)->marked) box(event)->marked->synchronize();
+  }
+  double elapsedTime(void* start, void* end, const DeviceIndex) const override {
+    TORCH_CHECK(start != nullptr && end != nullptr && box(start)->marked && box(end)->marked,
+                "torchtpu: both events must be recorded before elapsed_time");
+    TORCH_CHECK(box(start)->timing && box(end)->timing,
+                "torchtpu: both events must be created with enable_timing=True");
+    const int64_t ns = box(end)->marked->completedNs() - box(start)->marked->completedNs();
+    return static_cast<double>(ns) / 1e6;
+  }
   bool queryStream(const Stream&) const override { return true; }
   void synchronizeStream(const Stream& s) const override { exec::synchronize(s.device_index()); }
   void synchronizeDevice(const DeviceIndex index) const override { exec::synchronize(index); }

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "exec/compile_cache.h"
+#include "exec/device_event.h"
 #include "exec/launch.h"
 #include "exec/metrics.h"
 #include "exec/profile_events.h"
@@ -43,6 +44,15 @@ void trackLaunch(int device, runtime::Event done) {
       pending.front().second.await();
     }
     pending.pop_front();
+  }
+}
+
+void whenLaunchedWorkCompletes(int device, const std::shared_ptr<DeviceEvent>& event) {
+  std::lock_guard<std::mutex> lock(pendingMu);
+  for (const auto& [d, done] : pending) {
+    if (d != device || done.isReady()) continue;
+    event->expect();
+    done.onReady([event](const std::optional<runtime::Error>&) { event->complete(); });
   }
 }
 

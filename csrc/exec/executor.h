@@ -19,6 +19,8 @@
 
 namespace torchtpu::exec {
 
+class DeviceEvent;
+
 struct CompiledOp {
   std::string name;      // the op ("aten::add.Tensor")
   ArrayOrigin origin;    // its name, as the origin of the arrays it makes
@@ -91,6 +93,9 @@ std::vector<ArrayPtr> runProgram(const std::string& text, const std::vector<Arra
 // Remembers a launch's completion event for synchronize() (in launch_blocking
 // mode: waits for it now).
 void trackLaunch(int device, runtime::Event done);
+// Has `event` wait for every program launched on `device` and not yet
+// complete (DeviceEvent::expect, then complete() as each one completes).
+void whenLaunchedWorkCompletes(int device, const std::shared_ptr<DeviceEvent>& event);
 
 // Waits for every launched program on `device` (-1: all devices).
 // `flushAll` false: runs only the calling thread's own traces (flushOwnTraces).

@@ -52,9 +52,9 @@ std::map<std::pair<int, uint64_t>, Trace>& traces() {
   static auto* t = new std::map<std::pair<int, uint64_t>, Trace>();
   return *t;
 }
-// Per op-call key: the values its runtime scalars had when first flushed,
-// each dropped for good once one differs (in any trace, or between two calls
-// of the op in one trace).
+// Per op-call site (op key and which call of it in the trace): the values its
+// runtime scalars had when first flushed, each dropped for good once one
+// differs.
 std::unordered_map<std::string, std::vector<std::optional<HostScalar>>>& scalarHistory() {
   static auto* h = new std::unordered_map<std::string, std::vector<std::optional<HostScalar>>>();
   return *h;
@@ -317,13 +317,13 @@ FlushPlan planFlush(const Trace& t) {
 
 // The program a flush runs: its structure, its cache key, and which scalars
 // are constants of it. Scalars start as constants of the program (XLA
-// optimizes constants much better than inputs); a scalar of an op whose value
-// has changed (between two flushes, or two calls in one trace) is a program
-// input for good. The history is per op call, not per trace, so a number
-// that changes from one training step to the next (an optimizer's bias
-// correction) is an input already in the second step's program, whose trace
-// differs from the first step's (which initialized the optimizer state):
-// the loop's program is built once, at its second step.
+// optimizes constants much better than inputs); a scalar of an op call site
+// whose value has changed between two flushes is a program input for good.
+// The history is per call site, not per trace, so a number that changes
+// from one training step to the next (an optimizer's bias correction) is an
+// input already in the second step's program, whose trace differs from the
+// first step's (which initialized the optimizer state): the loop's program
+// is built once, at its second step.
 struct ProgramKey {
   std::string structure;
   std::string key;
@@ -334,25 +334,33 @@ ProgramKey programKey(const Trace& t, const FlushPlan& plan) {
   ProgramKey k;
   k.structure = traceKey(t, plan.outputs, plan.donations);
   k.constant.assign(t.scalars.size(), false);
+  // The history of a call is keyed by its op key and which call of that op
+  // it is in the trace (the third mul of this shape after a sum), so two sites of one op
+  // with different numbers (x * 0.5 and y * 2) keep both as constants, while
+  // the same site's number changing from one flush to the next becomes an
+  // input.
+  // The op before it is part of the site too, so unrelated programs that
+  // call one op with other numbers (other tests, other layers) seldom share
+  // a site.
+  std::unordered_map<std::string, int> occurrences;
+  const std::string* previous = nullptr;
   for (const Node& n : t.nodes) {
     const size_t count = n.call.scalars.size();
+    const std::string* before = previous;
+    previous = &n.key;
     if (count == 0) continue;
-    std::vector<std::optional<HostScalar>>& seen = scalarHistory()[n.key];
+    std::string site = n.key;
+    site += '|';
+    if (before != nullptr) site += *before;
+    site += '@';
+    site += std::to_string(occurrences[site]++);
+    std::vector<std::optional<HostScalar>>& seen = scalarHistory()[site];
     const auto first = static_cast<size_t>(n.firstScalar);
     if (seen.size() != count)
       seen.assign(t.scalars.begin() + first, t.scalars.begin() + first + count);
     for (size_t s = 0; s < count; ++s) {
       if (seen[s] && *seen[s] != t.scalars[first + s]) seen[s].reset();
-    }
-  }
-  // A second pass: a value dropped by a later call of the same op in this
-  // trace is an input for its earlier calls too.
-  for (const Node& n : t.nodes) {
-    if (n.call.scalars.empty()) continue;
-    auto it = scalarHistory().find(n.key);
-    if (it == scalarHistory().end()) continue;
-    for (size_t s = 0; s < it->second.size(); ++s) {
-      k.constant[static_cast<size_t>(n.firstScalar) + s] = it->second[s].has_value();
+      k.constant[first + s] = seen[s].has_value();
     }
   }
   k.key = k.structure;
