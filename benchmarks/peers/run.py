@@ -74,6 +74,18 @@ CACHE_VARIABLES = (
     "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES",
 )
 TIMEOUT_S = 1800
+LEGEND = (
+    "Train step, inference, chain: the median call after 5 warm-up calls, each call ending "
+    "with a value read back (the loss, the argmax, the sum). First step, first 20 steps: "
+    "from the start of the first step in a fresh process (imports and moving the weights "
+    "not included). Compiles: the programs compiled in that process by the 20th step (XLA's "
+    "UncachedCompile, JAX's backend compiles, torchtpu's compiles and graphs_compiled). "
+    "Max abs Δloss: over the 20 steps of every process, against the CPU's first. Tiny add: "
+    f"batches of {ADD_BATCH} adds of 8 elements, the result read back after each batch. "
+    "torchax trains through JAX autodiff and optax.adamw (one jit program per step); "
+    "in training, the torch.compile rows compile the model and run AdamW outside the graphs "
+    "(torchtpu: deferred; XLA: lazy)."
+)
 
 
 def _applies(system: str, workload: str) -> bool:
@@ -155,6 +167,10 @@ def aggregate(runs: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str, Any
                 timed = [r["compiles_timed"] for r in ok if "compiles_timed" in r]
                 if timed:
                     agg["compiles_while_timed"] = max(timed)
+            if ok:
+                # How far apart the processes were: the slowest one's figure over the fastest's.
+                fields = ("first_step_s", "first20_s") if workload == "cold" else ("value",)
+                agg["spread"] = {f: max(r[f] for r in ok) / min(r[f] for r in ok) for f in fields}
             if workload == "cold" and ok:
                 agg["first_step_s"] = statistics.median(r["first_step_s"] for r in ok)
                 agg["first20_s"] = statistics.median(r["first20_s"] for r in ok)
@@ -220,6 +236,20 @@ def tables(agg: dict[str, Any], systems: list[str]) -> str:
             vs_cpu = f"{cpu / value:.2f}x" if cpu else "-"
             cells.append(f"{vs_defer} / {vs_cpu}")
         lines.append(f"| {LABELS[system]} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Spread: the slowest of the processes' figures over the fastest's:",
+        "",
+        "| system | " + " | ".join(name for name, *_ in COLUMNS) + " |",
+        "|---|" + "---:|" * len(COLUMNS),
+    ]
+    for system in systems:
+        cells = []
+        for _, workload, field, _unit in COLUMNS:
+            spread = agg.get(system, {}).get(workload, {}).get("spread", {})
+            key = "value" if field == "value" else field
+            cells.append(f"{spread[key]:.1f}x" if key in spread else "")
+        lines.append(f"| {LABELS[system]} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -261,18 +291,66 @@ def _n(agg: dict[str, Any]) -> int:
     return max((c.get("processes", 0) for per in agg.values() for c in per.values()), default=0)
 
 
-def _versions(agg: dict[str, Any]) -> dict[str, str]:
-    """The versions the workers reported (torchtpu's venv, then the peers')."""
-    out: dict[str, str] = {}
-    for system, prefix in (
-        ("defer", "torchtpu venv"),
-        ("xla_lazy", "peers"),
-        ("torchax_jit", "peers"),
+def _versions(agg: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """The versions the workers reported, per venv."""
+    out: dict[str, dict[str, str]] = {"torchtpu's venv": {}, "peers' venv": {}}
+    for system, venv in (
+        ("defer", "torchtpu's venv"),
+        ("xla_lazy", "peers' venv"),
+        ("torchax_jit", "peers' venv"),
     ):
         for cell in agg.get(system, {}).values():
-            for name, version in cell.get("versions", {}).items():
-                out[f"{prefix}: {name}"] = version
-    return out
+            out[venv].update(cell.get("versions", {}))
+    return {venv: v for venv, v in out.items() if v}
+
+
+def _commit() -> str:
+    try:
+        proc = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE
+        )
+        return proc.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def write_report(meta: dict[str, Any], runs: dict[str, Any], out: Path) -> None:
+    """peers.json (meta, summary, every process's result), peers.md and peers.png."""
+    systems = [key for key, _, _ in SYSTEMS if key in runs]
+    agg = aggregate(runs)
+    meta = {**meta, "versions": _versions(agg)}
+    loads = [r.get("load_average") for per in runs.values() for rs in per.values() for r in rs]
+    loads = [x for x in loads if x is not None]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "peers.json").write_text(
+        json.dumps({"meta": meta, "labels": LABELS, "summary": agg, "runs": runs}, indent=1)
+    )
+    versions = "; ".join(
+        f"{venv}: " + ", ".join(f"{name} {v}" for name, v in names.items())
+        for venv, names in meta["versions"].items()
+    )
+    load = (
+        f" One-minute load average when the processes started: {min(loads):.1f} to "
+        f"{max(loads):.1f}."
+        if loads
+        else ""
+    )
+    header = (
+        f"Command: `{meta['command']}` (torchtpu {meta.get('commit', 'unknown')}) on "
+        f"{meta['machine']}, {meta['date']}, {meta['minutes']} min; median of {meta['n']} "
+        f"processes per cell{' (--quick)' if meta['quick'] else ''}, interleaved; every "
+        f"process with cold compile caches. Versions: {versions}. GPT-style decoder "
+        f"(examples/gpt.py: context 64, hidden 128, 4 heads, 2 layers), batch {BATCH}, "
+        f"AdamW.{load}"
+    )
+    md = tables(agg, systems)
+    (out / "peers.md").write_text(f"{header}\n\n{LEGEND}\n\n{md}\n")
+    print("\n" + md)
+    try:
+        plot(agg, systems, out / "peers.png")
+        print(f"\nplot: {out / 'peers.png'}")
+    except ImportError:
+        print("\n(no plot: pip install matplotlib)")
 
 
 def main() -> None:
@@ -285,7 +363,14 @@ def main() -> None:
     parser.add_argument("--workloads", help=f"comma-separated, of {','.join(WORKLOADS)}")
     parser.add_argument("--quick", action="store_true", help="fewer timed calls (a smoke test)")
     parser.add_argument("--out", default=str(HERE.parent / "results"))
+    parser.add_argument(
+        "--report", type=Path, help="rewrite the tables and plot of this peers.json; run nothing"
+    )
     args = parser.parse_args()
+    if args.report:
+        data = json.loads(args.report.read_text())
+        write_report(data["meta"], data["runs"], Path(args.out))
+        return
     systems = args.systems.split(",") if args.systems else [key for key, _, _ in SYSTEMS]
     workloads = args.workloads.split(",") if args.workloads else list(WORKLOADS)
     unknown = set(systems) - set(LABELS) | set(workloads) - set(WORKLOADS)
@@ -294,10 +379,9 @@ def main() -> None:
     python = {"torchtpu": sys.executable, "peers": args.peers_python}
 
     started = time.time()
-    load = os.getloadavg()
     print(
         f"{len(systems)} systems x {len(workloads)} workloads, {args.n} rounds, one process "
-        f"each; {platform.node()}, {os.cpu_count()} cores, load {load[0]:.1f}",
+        f"each; {platform.node()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}",
         flush=True,
     )
     runs: dict[str, dict[str, list[dict[str, Any]]]] = {
@@ -311,51 +395,27 @@ def main() -> None:
                 for system in systems:
                     if not _applies(system, workload):
                         continue
+                    load = os.getloadavg()[0]
                     r = run_one(system, workload, inputs, python, args.quick)
+                    r["load_average"] = load
                     runs[system][workload].append(r)
                     shown = r.get("failed") or f"{r['value']:.6g} s ({r['process_wall_s']:.0f} s)"
                     print(f"[{round_ + 1}/{args.n}] {workload:<6} {system:<14} {shown}", flush=True)
 
-    agg = aggregate(runs)
-    command = " ".join(["python benchmarks/peers/run.py", *sys.argv[1:]])
     meta = {
-        "command": command,
-        "argv": sys.argv[1:],
+        "command": " ".join(["python benchmarks/peers/run.py", *sys.argv[1:]]),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
         "minutes": round((time.time() - started) / 60, 1),
         "machine": f"{platform.node()} ({os.cpu_count()} cores, {platform.machine()})",
-        "load_average_start": load[0],
-        "load_average_end": os.getloadavg()[0],
         "n": args.n,
         "quick": args.quick,
         "batch": BATCH,
         "cold_steps": COLD_STEPS,
         "add_batch": ADD_BATCH,
-        "versions": _versions(agg),
         "caches": "cold: every process starts with empty compile caches",
+        "commit": _commit(),
     }
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "peers.json").write_text(
-        json.dumps({"meta": meta, "labels": LABELS, "summary": agg, "runs": runs}, indent=1)
-    )
-    versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items())
-    header = (
-        f"Command: `{command}` on {meta['machine']}, {meta['date']}, {meta['minutes']} min; "
-        f"median of {args.n} processes per cell{' (--quick)' if args.quick else ''}, "
-        f"interleaved; every process with cold compile caches. Versions: {versions}. "
-        f"GPT-style decoder (examples/gpt.py: context 64, hidden 128, 4 heads, 2 layers), "
-        f"batch {BATCH}, AdamW; load average {load[0]:.1f} at the start, "
-        f"{meta['load_average_end']:.1f} at the end."
-    )
-    md = tables(agg, systems)
-    (out / "peers.md").write_text(f"{header}\n\n{md}\n")
-    print("\n" + md)
-    try:
-        plot(agg, systems, out / "peers.png")
-        print(f"\nplot: {out / 'peers.png'}")
-    except ImportError:
-        print("\n(no plot: pip install matplotlib)")
+    write_report(meta, runs, Path(args.out))
 
 
 if __name__ == "__main__":
