@@ -5,6 +5,7 @@
 #   make coverage  the full OpInfo sweep -> docs/coverage.{md,json}
 #   make op-index  the op index -> docs/ops.md
 #   make test-vllm vLLM on "tpu" (tests/ecosystem/test_vllm.py) in .venv-vllm (make setup-vllm)
+#   make bench-peers  torchtpu against PyTorch/XLA and torchax -> benchmarks/results/peers.*
 # Both are idempotent: a second run skips the steps whose inputs did not change.
 
 PYTHON ?= python3
@@ -68,6 +69,13 @@ VLLM_CONSTRAINTS := $(VENV_VLLM)/constraints.txt
 PYTEST_VLLM ?= tests/ecosystem/test_vllm.py
 SITE_OF = $$($(1) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
+# The peer benchmark's venv (bench-peers): PyTorch/XLA and torchax, both on torch 2.9.0.
+PEERS_VENV := .venv-peers
+PEERS_PY := $(PEERS_VENV)/bin/python
+PEERS_PIP := $(PEERS_PY) -m pip --disable-pip-version-check -q
+PEERS_DEPS := torch==2.9.0 torch-xla==2.9.0 torchax==0.0.13 jax==0.10.2 jaxlib==0.10.2 \
+              optax==0.2.8 flax==0.12.8
+
 # How both torch releases build: the extension, the torch-free core and the C++ suites
 # in one CMake build per release (the core compiles once per build folder), warnings
 # as errors, pjrt_c_api.h from one folder (build/pjrt_include, copied from the
@@ -81,9 +89,9 @@ BUILD_DEFS = -C cmake.define.TORCHTPU_BUILD_TESTS=ON -C cmake.define.TORCHTPU_WE
              -C cmake.define.PJRT_C_API_INCLUDE_DIR=$(abspath $(PJRT_INCLUDE)) \
              $(if $(CCACHE),-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 
-.PHONY: run test bench coverage op-index fuzz setup build cpp-test py-test format lint clean \
-        setup-torch214 build-torch214 test-torch214 accelerator-check accelerator-files \
-        setup-vllm test-vllm
+.PHONY: run test bench bench-peers coverage op-index fuzz setup build cpp-test py-test \
+        format lint clean setup-torch214 build-torch214 test-torch214 accelerator-check \
+        accelerator-files setup-vllm test-vllm
 
 run: build
 	$(PY) examples/train.py
@@ -94,6 +102,23 @@ test: build lint cpp-test py-test test-torch214
 bench: build
 	$(PIP) install matplotlib
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
+
+# torchtpu against its peers (benchmarks/peers/run.py): PyTorch/XLA 2.9 and torchax in
+# .venv-peers, the CPU eager and torchtpu rows in .venv; writes
+# benchmarks/results/peers.{json,md,png}. PEERS_ARGS="--n 3 --systems defer,xla_lazy" and
+# so on. Not part of `make test`.
+bench-peers: build $(PEERS_VENV)/.stamp-deps
+	$(PIP) install matplotlib
+	$(PY) benchmarks/peers/run.py $(PEERS_ARGS)
+
+# The peers' venv: torch-xla 2.9.0 needs torch 2.9.0, and torchax 0.0.13 does not import
+# with torch 2.13 (aten.prod has no overload dim_Dimname), so both take torch 2.9.0 (PyPI
+# has only its CUDA 12 build, which imports only with its nvidia-*-cu12 wheels: most of
+# the venv's 7.6 GB). torchax imports flax without declaring it.
+$(PEERS_VENV)/.stamp-deps: Makefile
+	@test -x $(PEERS_PY) || $(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_PIP) install $(PEERS_DEPS)
+	@touch $@
 
 # The full OpInfo sweep (every sample, float32/bfloat16/int64/bool) and its report.
 coverage: build
