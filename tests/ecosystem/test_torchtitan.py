@@ -83,9 +83,9 @@ def test_debug_model_trains_as_on_cpu(
 ) -> None:
     assets, seed, cpu = prepared(str(tmp_path_factory.getbasetemp() / "titan"))
     run = tmp_path_factory.mktemp("titan_tpu")
-    args = titan_args = titan_run.titan_args(assets, str(run / "dump"), seed)
+    args = titan_run.titan_args(assets, str(run / "dump"), seed)
     if compiled:
-        args = [*titan_args, "--compile.enable", "--compile.backend", "tpu"]
+        args += ["--compile.enable", "--compile.backend", "tpu"]
     got = launch(where, run / "result.pt", args)
 
     assert got["fallbacks"] == {}, f"CPU fallbacks: {got['fallbacks']}"
