@@ -65,7 +65,7 @@ def case(name: str, channels_last: bool) -> Case:
         return F.cross_entropy(model(b[0]), b[1])
 
     def sgd(params: list[nn.Parameter]) -> torch.optim.Optimizer:
-        return torch.optim.SGD(params, lr=0.05, momentum=0.9)
+        return torch.optim.SGD(params, lr=0.01, momentum=0.9)
 
     return Case(f"{name}{'-cl' if channels_last else ''}", make_model, batches, loss, sgd, steps=3)
 
