@@ -8,9 +8,13 @@ overrides only (TorchTitan's own public mechanisms):
   FlexAttention becomes TorchTitan's own ``ScaledDotProductAttention``
   (FlexAttention is compiled by Inductor for CUDA/CPU only: it refuses other
   devices, and its CPU kernel has no backward).
-- ``--parallelism.spmd_backend partial_dtensor``: FSDP2 over DTensor (the
-  default ``spmd_types`` backend wraps activations in a tensor subclass that
-  Dynamo cannot trace with a non-Inductor backend).
+- ``--parallelism.spmd_backend partial_dtensor``: FSDP2 over DTensor. The
+  default, ``spmd_types``, fails in FSDP2 under torch 2.13, on the CPU with
+  Gloo as on "tpu": ``ValueError: When dp_mesh_dims is provided, all
+  parameters must be DTensors on the full SPMD mesh (e.g. via
+  distribute_module). Got plain tensor for parameter 'weight'.`` (from
+  ``torch/distributed/fsdp/_fully_shard/_fsdp_param.py``,
+  ``_init_sharding_spec``).
 - a tiny corpus and tokenizer made here (``--hf_assets_path``,
   ``--dataloader.dataset_path``): the wheel ships neither.
 - every run starts from one seed checkpoint, made on the CPU by TorchTitan's
