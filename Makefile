@@ -166,10 +166,12 @@ accelerator-files: setup $(PJRT_INCLUDE)/pjrt_c_api.h
 # A wheel (dist/) for an environment that already has a supported torch and a
 # plugin: built without build isolation against .venv's torch (pip never fetches
 # another), in its own build folder, without the C++ suites (README, "Installing
-# into an existing environment").
+# into an existing environment"); with build's compiler flags, so that ccache
+# serves what make build compiled.
 wheel: setup $(PJRT_INCLUDE)/pjrt_c_api.h
 	$(PY) -m pip wheel --disable-pip-version-check -q --no-build-isolation --no-deps \
-	  -C build-dir=build/wheel -C cmake.define.PJRT_C_API_INCLUDE_DIR=$(abspath $(PJRT_INCLUDE)) \
+	  -C build-dir=build/wheel -C cmake.define.TORCHTPU_WERROR=ON \
+	  -C cmake.define.PJRT_C_API_INCLUDE_DIR=$(abspath $(PJRT_INCLUDE)) \
 	  $(if $(CCACHE),-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) -w dist .
 
 # The C++ suites (built with the extension, in build/py), on both CPU plugins.
