@@ -6,6 +6,7 @@
 #   make op-index  the op index -> docs/ops.md
 #   make test-vllm vLLM on "tpu" (tests/ecosystem/test_vllm.py) in .venv-vllm (make setup-vllm)
 #   make bench-peers  torchtpu against PyTorch/XLA and torchax -> benchmarks/results/peers.*
+#   make wheel     a wheel of torchtpu in dist/, for an environment that already has torch
 # Both are idempotent: a second run skips the steps whose inputs did not change.
 
 PYTHON ?= python3
@@ -28,21 +29,36 @@ DEPS := torch==2.13.0 numpy lammps-jax-pjrt-cpu==0.11.2 xla-cpu-pjrt==0.0.1 \
 KERNEL_DEPS := jax==0.10.2 jaxlib==0.10.2 filecheck==1.0.6 psutil==7.2.2 scikit-learn==1.9.1
 HELION := helion==1.5.1
 
+# TorchTitan (tests/ecosystem/test_torchtitan.py) and everything it imports, all
+# pinned and installed with --no-deps: datasets 4.7 pins huggingface-hub<2.0 and
+# fsspec<=2026.2.0, which would replace the hub transformers 5.23 needs (datasets
+# works beside them); its other pins are torch-free. TorchTitan imports triton
+# (its MoE kernels, imported by every model) and tensorboard (its metrics) at
+# start-up; neither runs here. Debian's lspci is not needed (it only names GPUs).
+TITAN := torchtitan==0.3.0 spmd_types==0.2.3 torch_checkpointing==0.1.1 tyro==1.0.17 \
+         docstring_parser==0.18.0 typeguard==4.6.1 torchdata==0.11.0 einops==0.8.2 \
+         triton==3.7.1 tensorboard==2.21.0 protobuf==7.36.2 absl-py==2.5.1 \
+         datasets==4.7.0 pyarrow==26.0.1 pandas==3.1.1 python-dateutil==4.0.0 tzdata==2026.6 \
+         dill==0.4.0 multiprocess==0.70.18 xxhash==4.1.0 requests==2.34.2 urllib3==2.8.0 \
+         certifi==2026.10.19.post1 charset-normalizer==3.5.3 httpx==0.29.0 httpcore==1.0.9
+
 # The second torch release CI tests (README, "Torch releases"): torch 2.14.1, which
 # PyPI has only as its CUDA 13 build (its NVIDIA libraries are pinned by torch
-# itself; the few it leaves open are pinned here), and the torchvision made for it.
+# itself; the few it leaves open are pinned here), the torchvision made for it, and
+# timm (tests/ecosystem/test_timm.py; its requirements are all here already).
 # Its own venv and build folders: the default build (build/py, .venv) and this one
 # never share a file, and each venv holds its own torchtpu._C.
 VENV214 := .venv214
 PY214 := $(VENV214)/bin/python
 PIP214 := $(PY214) -m pip --disable-pip-version-check -q
 PY_BUILD214 := build/py214
-DEPS214 := torch==2.14.1 torchvision==0.29.1 triton==3.8.0 cuda-bindings==13.5.0 \
+DEPS214 := torch==2.14.1 torchvision==0.29.1 timm==1.0.31 triton==3.8.0 cuda-bindings==13.5.0 \
            cuda-pathfinder==1.9.1 nvidia-nvjitlink==13.5.37 $(filter-out torch==%,$(DEPS))
 # What runs on it: the C++ suites, and this pytest subset (PYTEST214 to change it,
 # e.g. PYTEST214=tests for all of it).
 PYTEST214 ?= tests/test_device.py tests/test_modes.py tests/test_compile.py \
-             tests/test_torch_compat.py "tests/models/test_models.py::test_model_trains_as_on_cpu[gpt-strict]"
+             tests/test_torch_compat.py "tests/models/test_models.py::test_model_trains_as_on_cpu[gpt-strict]" \
+             tests/ecosystem/test_timm.py tests/ecosystem/test_torchvision.py
 
 # vLLM on "tpu" (README, "vLLM"; torchtpu/vllm): vllm 0.32.0 in a venv of its own,
 # .venv-vllm, made by copying .venv (the same torch 2.13.0, transformers, numpy, ...: the
@@ -89,7 +105,7 @@ BUILD_DEFS = -C cmake.define.TORCHTPU_BUILD_TESTS=ON -C cmake.define.TORCHTPU_WE
              -C cmake.define.PJRT_C_API_INCLUDE_DIR=$(abspath $(PJRT_INCLUDE)) \
              $(if $(CCACHE),-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 
-.PHONY: run test bench bench-peers coverage op-index fuzz setup build cpp-test py-test \
+.PHONY: run test bench bench-peers coverage op-index fuzz setup build wheel cpp-test py-test \
         format lint clean setup-torch214 build-torch214 test-torch214 accelerator-check \
         accelerator-files setup-vllm test-vllm
 
@@ -139,6 +155,7 @@ $(VENV)/.stamp-deps: pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install $(DEPS) $(KERNEL_DEPS)
 	$(PIP) install --no-deps $(HELION)
+	$(PIP) install --no-deps $(TITAN)
 	@touch $@
 
 /usr/include/gtest/gtest.h:
@@ -231,6 +248,17 @@ accelerator-check:
 accelerator-files: setup $(PJRT_INCLUDE)/pjrt_c_api.h
 	$(PIP) download -q --no-deps --only-binary=:all: -d build/accel_wheels \
 	  pytest==9.2.0 iniconfig==2.3.1 pluggy==1.7.0 packaging==26.4 pygments==2.21.0
+
+# A wheel (dist/) for an environment that already has a supported torch and a
+# plugin: built without build isolation against .venv's torch (pip never fetches
+# another), in its own build folder, without the C++ suites (README, "Installing
+# into an existing environment"); with build's compiler flags, so that ccache
+# serves what make build compiled.
+wheel: setup $(PJRT_INCLUDE)/pjrt_c_api.h
+	$(PY) -m pip wheel --disable-pip-version-check -q --no-build-isolation --no-deps \
+	  -C build-dir=build/wheel -C cmake.define.TORCHTPU_WERROR=ON \
+	  -C cmake.define.PJRT_C_API_INCLUDE_DIR=$(abspath $(PJRT_INCLUDE)) \
+	  $(if $(CCACHE),-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) -w dist .
 
 # The C++ suites (built with the extension, in build/py), on both CPU plugins.
 cpp-test: build

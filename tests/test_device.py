@@ -103,6 +103,28 @@ def test_availability_and_devices() -> None:
     props = torch.tpu.get_device_properties(0)
     assert props.name and props.platform == torchtpu.info().platform
     assert props.total_memory >= 0
+    if props.platform == "cpu":
+        # The XLA CPU plugin's memory is the host's (TorchTitan divides by it).
+        assert props.total_memory == torch.tpu.mem_get_info(0)[1] > 0
+
+
+def test_assert_async_never_waits_and_checks_in_launch_blocking() -> None:
+    """torch._assert_async as CUDA's device-side asserts: nothing in strict and
+    defer mode, PyTorch's error at the op in launch_blocking mode; never the CPU
+    fallback."""
+    x = torch.tensor([1.0, 2.0], device="tpu")
+    torchtpu.metrics.reset()
+    for mode in ("strict", "defer"):
+        with torchtpu.mode(mode):
+            torch._assert_async(torch.all(x < 0), "not checked")
+            torch._assert_async(torch.tensor(0.0, device="tpu"))
+    with torchtpu.mode("launch_blocking"):
+        torch._assert_async(torch.all(x < 3), "holds")
+        with pytest.raises(RuntimeError, match="positions exceed"):
+            torch._assert_async(torch.all(x < 0), "positions exceed")
+        with pytest.raises(RuntimeError, match="single nonzero value"):
+            torch._assert_async(torch.tensor(0, device="tpu"))
+    assert torchtpu.metrics.counters()["fallbacks"] == {}
 
 
 def test_set_device_and_device_context() -> None:

@@ -107,7 +107,7 @@ class DeviceProperties:
     name: str
     platform: str
     id: int
-    total_memory: int  # bytes; 0 where the plugin does not say
+    total_memory: int  # bytes (the host's on the XLA CPU plugin); 0 where unknown
 
 
 def get_device_properties(device: Any = None) -> DeviceProperties:
@@ -116,12 +116,14 @@ def get_device_properties(device: Any = None) -> DeviceProperties:
     idx = _index(device)
     d = c.devices()[idx]
     stats = c.memory_stats(idx) or {}
-    return DeviceProperties(
-        name=d.kind,
-        platform=c.platform_name,
-        id=d.id,
-        total_memory=int(stats.get("bytes_limit", 0)),
-    )
+    total = int(stats.get("bytes_limit", 0))
+    if total == 0:
+        # The XLA CPU plugin has no limit of its own: its memory is the host's
+        # (mem_get_info's total), as libraries that size batches or report a
+        # percentage of device memory (TorchTitan's memory monitor) expect.
+        info = _C._mem_get_info(idx)
+        total = int(info[1]) if info is not None else 0
+    return DeviceProperties(name=d.kind, platform=c.platform_name, id=d.id, total_memory=total)
 
 
 # ---- random numbers ----------------------------------------------------------

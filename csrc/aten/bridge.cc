@@ -145,25 +145,22 @@ class CallBuilder {
     noteDevice(t.device().index());
     ir::TensorRef ref = viewOf(t);
     exec::DeviceStorage* ds = &deviceStorage(t);
+    // One array per storage and call, whatever dtypes its views read: a view
+    // of another dtype than the array's (view_as_real, view_as_complex, ...)
+    // reads its bytes as the view's type inside the program (lower::readView).
     int index = -1;
-    bool seen = false;  // the storage is already an array of another dtype
     for (size_t k = 0; k < storages_.size(); ++k) {
-      if (storages_[k] != ds) continue;
-      seen = true;
-      if (call_.arrays[k].dtype == ref.dtype) index = static_cast<int>(k);
+      if (storages_[k] == ds) index = static_cast<int>(k);
     }
     if (index < 0) {
       index = static_cast<int>(storages_.size());
       // A value of a trace stays pending (exec computes it first where the call
-      // runs at once).
-      exec::PendingPtr pend = seen ? nullptr : ds->pending();
-      if (pend && pend->type.dtype != ref.dtype) pend = nullptr;
-      // A view of another dtype than the storage holds (view_as_real, ...)
-      // reinterprets the bytes; a second dtype in one call reads a copy.
+      // runs at once), whatever the view's dtype: nothing is flushed for it.
+      exec::PendingPtr pend = ds->pending();
+      // A computed array of another dtype is repointed to the view's: later
+      // calls read it without a reinterpretation.
       exec::ArrayPtr a = pend ? nullptr : ds->array();
-      if (a && a->buffer().elementType() != ref.dtype) {
-        a = seen ? reinterpretArray(a, ref.dtype) : storageArrayAs(*ds, ref.dtype);
-      }
+      if (a && a->buffer().elementType() != ref.dtype) a = storageArrayAs(*ds, ref.dtype);
       if (pend) {
         call_.arrays.push_back(pend->type);
         call_.zeroArrays.push_back(false);
@@ -177,7 +174,7 @@ class CallBuilder {
         call_.zeroArrays.push_back(true);
       }
       addArray(std::move(a), std::move(pend));
-      storages_.push_back(seen ? nullptr : ds);
+      storages_.push_back(ds);
     }
     ref.array = index;
     return ref;

@@ -58,6 +58,17 @@ at::Tensor hostValues(const at::Tensor& src) {
   return host;
 }
 
+// The values of tpu tensor `src` with its lazy conjugate and negative bits
+// applied, computed on its device (conj_physical and neg of the same view
+// without the bits): a new tensor, no host copy (and so nothing to flush in
+// defer mode, and capturable under torch.compile).
+at::Tensor deviceValues(const at::Tensor& src) {
+  at::Tensor v = src;
+  if (v.is_conj()) v = at::conj_physical(at::_conj(v));
+  if (v.is_neg()) v = at::neg(at::_neg_view(v));
+  return v;
+}
+
 // Uploads a CPU tensor as a new dense array on `device`, as a tpu tensor.
 at::Tensor toDevice(const at::Tensor& src, c10::ScalarType dtype, int device) {
   at::Tensor host = src.to(dtype).resolve_conj().resolve_neg().contiguous();
@@ -133,8 +144,12 @@ at::Tensor copyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_bl
     deviceCopy(dst, staged);
     return dst;
   }
-  if (self.device() != dst.device() || lazyBits) {
+  if (self.device() != dst.device()) {
     deviceCopy(dst, toDevice(hostValues(self), dst.scalar_type(), dst.device().index()));
+    return dst;
+  }
+  if (lazyBits) {
+    deviceCopy(dst, deviceValues(self));
     return dst;
   }
   deviceCopy(dst, self);
@@ -154,9 +169,7 @@ at::Scalar localScalarDense(const at::Tensor& self) {
 
 }  // namespace
 
-at::Tensor resolveLazyBits(const at::Tensor& t) {
-  return toDevice(hostValues(t), t.scalar_type(), t.device().index());
-}
+at::Tensor resolveLazyBits(const at::Tensor& t) { return deviceValues(t); }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from", copyFrom);

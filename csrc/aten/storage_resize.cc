@@ -6,6 +6,7 @@
 #include "aten/storage.h"
 #include "exec/executor.h"
 #include "hlo/module.h"
+#include "lower/core/views.h"
 
 namespace torchtpu::aten {
 namespace {
@@ -32,60 +33,17 @@ std::string resizeProgram(const hlo::TensorType& old, int64_t newCount) {
 
 using runtime::ElementType;
 
-ElementType componentType(ElementType t) {
-  return t == ElementType::kC128 ? ElementType::kF64 : ElementType::kF32;
-}
-
-// Reinterprets flat `x` (of a non-complex, non-pred type) as flat `to` (also
-// neither): same bytes, little-endian.
-hlo::Value bitcastFlat(hlo::Function& fn, hlo::Value x, ElementType to) {
-  const ElementType from = x.dtype();
-  if (from == to) return x;
-  const int64_t n = x.t().numElements();
-  const int64_t wf = static_cast<int64_t>(runtime::elementByteSize(from));
-  const int64_t wt = static_cast<int64_t>(runtime::elementByteSize(to));
-  if (wf == wt) return fn.bitcastConvert(x, to);
-  if (wf > wt) return fn.reshape(fn.bitcastConvert(x, to), {n * (wf / wt)});
-  return fn.bitcastConvert(fn.reshape(x, {n * wf / wt, wt / wf}), to);
-}
-
 std::string reinterpretProgram(const hlo::TensorType& old, ElementType to) {
   hlo::Module module("reinterpret");
   hlo::Function& fn = module.addFunction("main", {old}, true);
   hlo::Value x = fn.param(0);
-  const int64_t oldWidth = static_cast<int64_t>(runtime::elementByteSize(old.dtype));
-  const int64_t newWidth = static_cast<int64_t>(runtime::elementByteSize(to));
   const bool plain = !runtime::isComplex(old.dtype) && !runtime::isComplex(to) &&
                      old.dtype != ElementType::kPred && to != ElementType::kPred;
-  if (plain && oldWidth == newWidth) {
+  if (plain && runtime::elementByteSize(old.dtype) == runtime::elementByteSize(to)) {
     fn.ret({fn.bitcastConvert(x, to)});  // keeps the array's shape
-    return module.toText();
-  }
-  const int64_t n = old.numElements();
-  x = fn.reshape(x, {n});
-  // To plain bits: complex -> (re, im) pairs of its component type, bool -> u8.
-  if (runtime::isComplex(old.dtype)) {
-    hlo::Value re = fn.reshape(fn.unary(hlo::UnaryOp::kReal, x), {n, 1});
-    hlo::Value im = fn.reshape(fn.unary(hlo::UnaryOp::kImag, x), {n, 1});
-    x = fn.reshape(fn.concatenate({re, im}, 1), {2 * n});
-  } else if (old.dtype == ElementType::kPred) {
-    x = fn.convert(x, ElementType::kU8);
-  }
-  // From plain bits to the new type.
-  if (runtime::isComplex(to)) {
-    x = bitcastFlat(fn, x, componentType(to));
-    const int64_t m = x.t().numElements() / 2;
-    x = fn.reshape(x, {m, 2});
-    hlo::Value re = fn.reshape(fn.slice(x, {0, 0}, {m, 1}), {m});
-    hlo::Value im = fn.reshape(fn.slice(x, {0, 1}, {m, 2}), {m});
-    x = fn.binary(hlo::BinaryOp::kComplex, re, im);
-  } else if (to == ElementType::kPred) {
-    x = bitcastFlat(fn, x, ElementType::kU8);
-    x = fn.compare(x, fn.constantInt(0, ElementType::kU8, x.dims()), hlo::ComparisonDirection::kNe);
   } else {
-    x = bitcastFlat(fn, x, to);
+    fn.ret({lower::reinterpret(fn, x, to)});
   }
-  fn.ret({x});
   return module.toText();
 }
 

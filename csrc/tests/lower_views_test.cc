@@ -3,6 +3,7 @@
 // and transposes, a box past the storage's end, a broadcast, and strides that
 // do not nest, read with a gather and written with a scatter), checked against
 // the element indices PyTorch's strides give.
+#include <bit>
 #include <numeric>
 
 #include "lower/core/lowering.h"
@@ -109,14 +110,36 @@ TEST(Views, ZeroSizeViewsReadZerosAndWriteNothing) {
   EXPECT_EQ(out[1].values<float>(), storage().values<float>());
 }
 
-TEST(Views, AViewOfAnotherDtypeIsRefused) {
-  ir::TensorRef ints = view({4}, {1}, 0);
+// A view of another dtype than its array (view_as_complex of a float result,
+// Tensor.view(torch.int32), ...) reads and writes the array's bytes.
+TEST(Views, AViewOfAnotherDtypeReadsAndWritesTheBytes) {
+  ir::TensorRef ints = view({2, 2}, {1, 2}, 3);  // transposed, at an offset
   ints.dtype = ElementType::kS32;
-  EXPECT_THROW(run({storage()},
-                   [&](hlo::Function& fn, const std::vector<hlo::Value>& p) {
-                     return std::vector<hlo::Value>{readView(fn, p[0], ints)};
-                   }),
-               LoweringError);
+  auto out = run({storage(), hlo::test::i32({2, 2}, {-1, -2, -3, -4})},
+                 [&](hlo::Function& fn, const std::vector<hlo::Value>& p) {
+                   return std::vector<hlo::Value>{readView(fn, p[0], ints),
+                                                  writeView(fn, p[0], ints, p[1])};
+                 });
+  std::vector<int32_t> bits;
+  for (int64_t i : indices(ints)) bits.push_back(std::bit_cast<int32_t>(static_cast<float>(i)));
+  EXPECT_EQ(out[0].values<int32_t>(), bits);
+  EXPECT_EQ(out[1].dims, (std::vector<int64_t>{kStorage}));
+  std::vector<int32_t> written(kStorage);
+  for (int64_t k = 0; k < kStorage; ++k) {
+    written[k] = std::bit_cast<int32_t>(out[1].values<float>()[k]);
+  }
+  const std::vector<int64_t> idx = indices(ints);
+  for (size_t e = 0; e < idx.size(); ++e) EXPECT_EQ(written[idx[e]], -1 - static_cast<int>(e));
+  EXPECT_EQ(out[1].values<float>()[0], 0.0f);  // the rest is untouched
+  EXPECT_EQ(out[1].values<float>()[11], 11.0f);
+
+  // complex64 over float32: (re, im) pairs; the real parts of elements 1..3.
+  ir::TensorRef pairs = view({3}, {1}, 1);
+  pairs.dtype = ElementType::kC64;
+  auto re = run({storage()}, [&](hlo::Function& fn, const std::vector<hlo::Value>& p) {
+    return std::vector<hlo::Value>{fn.unary(hlo::UnaryOp::kReal, readView(fn, p[0], pairs))};
+  });
+  EXPECT_EQ(re[0].values<float>(), (std::vector<float>{2.0f, 4.0f, 6.0f}));
 }
 
 }  // namespace

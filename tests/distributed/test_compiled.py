@@ -49,6 +49,7 @@ def test_comm_api_matches_cpu(tmp_path: Path) -> None:
 def test_thread_ranks_train_like_one_process(tmp_path: Path, n: int) -> None:
     out = tmp_path / "threads.json"
     names = ["collectives", "ddp", "ddp_defer", "fsdp2", "fsdp2_defer", "dtensor", "defer_steady"]
+    names.append("launcher_env")
     launch("threads_worker.py", [str(out), str(n), *names], devices=n)
     r = json.loads(out.read_text())
     assert len(r["ranks"]) == n
@@ -58,6 +59,7 @@ def test_thread_ranks_train_like_one_process(tmp_path: Path, n: int) -> None:
         assert checks[what]["max_loss_diff"] < 1e-5, what
         assert checks[what]["max_param_diff"] < 1e-5, what
     assert checks["dcp"]["max_diff"] == 0.0
+    assert checks["launcher_env"] is True
     assert checks["defer_steady_compiles"] == 0
     assert checks["dtensor"]["tp_forward_diff"] < 1e-5
     assert checks["dtensor"]["tp_grad_diff"] < 1e-5

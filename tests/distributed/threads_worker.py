@@ -95,6 +95,30 @@ def defer_steady() -> None:
 worker.SCENARIOS["defer_steady"] = defer_steady
 
 
+def launcher_env() -> None:
+    """What torchrun gives a rank process, a rank thread has too: its own RANK,
+    LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE in os.environ (written per
+    thread as well), and torch.distributed.set_timeout (torch 2.14's) on the
+    "tpu" group."""
+    rank, n = dist.get_rank(), dist.get_world_size()
+    want = {"RANK": rank, "LOCAL_RANK": rank, "WORLD_SIZE": n, "LOCAL_WORLD_SIZE": n}
+    for key, value in want.items():
+        assert os.environ[key] == str(value) and os.getenv(key) == str(value), key
+        assert key in os.environ and key in dict(os.environ), key
+    os.environ["LOCAL_RANK"] = str(100 + rank)
+    dist.barrier()  # every rank has written its own
+    assert os.environ["LOCAL_RANK"] == str(100 + rank)
+    os.environ["LOCAL_RANK"] = str(rank)
+    dist.set_timeout(datetime.timedelta(seconds=90))
+    t = torch.ones(2, device="tpu")
+    dist.all_reduce(t)
+    worker.close(t, torch.full((2,), float(n)), "all_reduce after set_timeout")
+    worker.RESULTS["launcher_env"] = True
+
+
+worker.SCENARIOS["launcher_env"] = launcher_env
+
+
 def scenarios(names: list[str]) -> Any:
     def fn(rank: int) -> dict[str, Any]:
         out: dict[str, Any] = {"compiled": check_compiled(rank)}
@@ -177,6 +201,8 @@ def main() -> None:
     else:
         result["ranks"] = run_threads(scenarios(names), n, timeout=datetime.timedelta(seconds=120))
         result["checks"] = worker.RESULTS
+        # The rank variables were the threads' own: the process's are back as they were.
+        assert "LOCAL_RANK" not in os.environ and type(os.environ).__name__ == "_Environ"
     result["compiled_collectives"] = torchtpu.metrics.counters()["compiled_collectives"]
     with open(out_path, "w") as f:
         json.dump(result, f, indent=1, default=str)

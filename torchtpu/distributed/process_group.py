@@ -129,6 +129,14 @@ class ProcessGroupTPU(dist.ProcessGroup):
     def shutdown(self) -> None:
         self._gloo.shutdown()
 
+    def set_timeout(self, timeout: datetime.timedelta) -> None:
+        """The timeout of later collectives (``torch.distributed.set_timeout``):
+        the inner Gloo group's and the compiled path's."""
+        self._timeout = timeout
+        self._gloo._set_default_timeout(timeout)
+        if self._compiled is not None:
+            self._compiled.timeout = timeout
+
     @property
     def compiled(self) -> bool:
         """Whether collectives on tpu tensors run as compiled device programs."""

@@ -17,7 +17,10 @@ c10d's process-group state is made per-thread while it runs (torch's own
 extension point for thread ranks), autograd runs each rank's backward on the
 rank's thread, ``torchtpu.sync()`` and the collectives' flush points touch only
 the rank's own device, and a rank that raises makes the others fail at their
-next collective instead of waiting for it. The ranks share the process's
+next collective instead of waiting for it. Each rank thread sees its own
+RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE and GROUP_RANK in
+``os.environ``, as torchrun sets them for rank processes (libraries such as
+TorchTitan take their rank and device from there). The ranks share the process's
 default CPU random generator: seed and build models under a lock if every rank
 must draw the same weights.
 """
@@ -86,6 +89,63 @@ class _ThreadWorld(c10d._World):
     comms = _per_thread("comms")
 
 
+# What a launcher such as torchrun sets for each rank process. Libraries that
+# find their rank and device there (TorchTitan reads LOCAL_RANK for its device)
+# see, on each rank thread, that rank's values.
+RANK_VARIABLES = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK")
+
+
+class _ThreadEnviron(os._Environ):
+    """``os.environ`` while ``run_threads`` runs: the process's environment, and
+    on a rank thread that rank's own RANK, LOCAL_RANK, WORLD_SIZE, ... (read and
+    written per thread). Everything else is the process's, shared by all."""
+
+    def __init__(self, base: os._Environ) -> None:
+        super().__init__(
+            base._data, base.encodekey, base.decodekey, base.encodevalue, base.decodevalue
+        )
+        self.base = base
+        self._tls = threading.local()
+
+    def set_rank(self, values: dict[str, str] | None) -> None:
+        self._tls.values = values
+
+    def _mine(self) -> dict[str, str] | None:
+        return getattr(self._tls, "values", None)
+
+    def __getitem__(self, key: str) -> str:
+        mine = self._mine()
+        if mine is not None and key in mine:
+            return mine[key]
+        return super().__getitem__(key)
+
+    def __setitem__(self, key: str, value: str) -> None:
+        mine = self._mine()
+        if mine is not None and key in RANK_VARIABLES:
+            self.encodevalue(value)  # the same TypeError as os.environ for a non-str
+            mine[key] = value
+        else:
+            super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        mine = self._mine()
+        if mine is not None and key in mine:
+            del mine[key]
+        else:
+            super().__delitem__(key)
+
+    def __iter__(self) -> Any:
+        keys = list(super().__iter__())
+        mine = self._mine() or {}
+        return iter(keys + [k for k in mine if k not in keys])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def copy(self) -> dict[str, str]:
+        return dict(self)
+
+
 def _ensure_devices(world_size: int) -> None:
     if not _C._runtime_initialized():
         from torchtpu import _plugin
@@ -131,6 +191,9 @@ def run_threads(
         # DTensor's sharding propagation runs ops in fake-tensor modes: one rank
         # at a time.
         restore_sharding = _torch_compat.serialize_sharding_propagation(threading.Lock())
+        old_environ = os.environ
+        environ = _ThreadEnviron(old_environ)
+        os.environ = environ  # noqa: B003 - replaced on purpose, restored below
 
         def body(rank: int) -> None:
             try:
@@ -143,6 +206,10 @@ def run_threads(
                 dynamo_config.fake_tensor_cache_enabled = False
                 torch.tpu.set_device(rank)
                 _rank.device = rank
+                environ.set_rank(
+                    {"RANK": str(rank), "LOCAL_RANK": str(rank), "GROUP_RANK": "0"}
+                    | {"WORLD_SIZE": str(world_size), "LOCAL_WORLD_SIZE": str(world_size)}
+                )
                 with torch.autograd.set_multithreading_enabled(False):
                     dist.init_process_group(
                         backend, store=store, rank=rank, world_size=world_size, timeout=timeout
@@ -169,6 +236,8 @@ def run_threads(
             torch._C._distributed_c10d._set_thread_isolation_mode(False)
         if "restore_sharding" in locals():
             restore_sharding()
+        if "old_environ" in locals():
+            os.environ = old_environ  # noqa: B003
         meeting.forget_all()
         _running.release()
     for rank, e in enumerate(errors):

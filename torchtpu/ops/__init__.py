@@ -7,7 +7,9 @@ lowerings (nothing runs on the CPU fallback).
 - ``batch_norm``: native_batch_norm and _native_batch_norm_legit with the result
   shapes and dtypes of PyTorch's own kernels;
 - ``fractional_pool``: fractional_max_pool2d/3d and their backward ops;
-- ``fused_adam``: _fused_adam_ and _fused_adamw_ (``Adam(fused=True)``).
+- ``fused_adam``: _fused_adam_ and _fused_adamw_ (``Adam(fused=True)``);
+- ``asserts``: _assert_async (``torch._assert_async``: checked in launch_blocking
+  mode only, as CUDA's device-side asserts).
 
 ``register()`` registers them all (once; ``import torchtpu`` does it);
 ``kernels()`` says which op each kernel serves (``docs/ops.md`` lists them).
@@ -15,7 +17,7 @@ lowerings (nothing runs on the CPU fallback).
 
 from __future__ import annotations
 
-from torchtpu.ops import batch_norm, data_dependent, fractional_pool, fused_adam
+from torchtpu.ops import asserts, batch_norm, data_dependent, fractional_pool, fused_adam
 from torchtpu.ops._registry import kernels
 
 __all__ = ["kernels", "register"]
@@ -27,3 +29,4 @@ def register() -> None:
     batch_norm.register()
     fractional_pool.register()
     fused_adam.register()
+    asserts.register()

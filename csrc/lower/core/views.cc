@@ -12,6 +12,23 @@ using hlo::TensorType;
 using hlo::Value;
 using runtime::ElementType;
 
+ElementType componentType(ElementType t) {
+  return t == ElementType::kC128 ? ElementType::kF64 : ElementType::kF32;
+}
+
+// Reinterprets flat `x` (of a non-complex, non-pred type) as flat `to` (also
+// neither): same bytes, little-endian.
+Value bitcastFlat(hlo::Function& fn, Value x, ElementType to) {
+  const ElementType from = x.dtype();
+  if (from == to) return x;
+  const int64_t n = x.t().numElements();
+  const int64_t wf = static_cast<int64_t>(runtime::elementByteSize(from));
+  const int64_t wt = static_cast<int64_t>(runtime::elementByteSize(to));
+  if (wf == wt) return fn.bitcastConvert(x, to);
+  if (wf > wt) return fn.reshape(fn.bitcastConvert(x, to), {n * (wf / wt)});
+  return fn.bitcastConvert(fn.reshape(x, {n * wf / wt, wt / wf}), to);
+}
+
 // Whether the view is a contiguous run of the flattened array.
 bool isContiguousRun(const ir::TensorRef& ref) {
   int64_t expected = 1;
@@ -153,18 +170,47 @@ Value writeBox(hlo::Function& fn, Value flat, const ir::TensorRef& ref, const Bo
   return b.padding > 0 ? fn.slice(padded, {0}, {n}, {1}) : padded;
 }
 
-void checkDtype(const Value& array, const ir::TensorRef& ref) {
-  if (array.dtype() != ref.dtype) {
-    throw LoweringError("a " + std::string(runtime::elementTypeName(ref.dtype)) + " view of a " +
-                        std::string(runtime::elementTypeName(array.dtype())) +
-                        " storage is not supported");
-  }
-}
-
 }  // namespace
 
+Value reinterpret(hlo::Function& fn, Value array, ElementType to) {
+  const ElementType from = array.dtype();
+  if (from == to) return array;
+  const int64_t n = array.t().numElements();
+  const int64_t bytes = n * static_cast<int64_t>(runtime::elementByteSize(from));
+  if (bytes % static_cast<int64_t>(runtime::elementByteSize(to)) != 0) {
+    throw LoweringError("a " + std::string(runtime::elementTypeName(to)) + " view of " +
+                        std::to_string(bytes) + " bytes of " +
+                        std::string(runtime::elementTypeName(from)) +
+                        " is not a whole number of elements");
+  }
+  Value x = flatten(fn, array);
+  // To plain bits: complex -> (re, im) pairs of its component type, bool -> u8.
+  if (runtime::isComplex(from)) {
+    Value re = fn.reshape(fn.unary(hlo::UnaryOp::kReal, x), {n, 1});
+    Value im = fn.reshape(fn.unary(hlo::UnaryOp::kImag, x), {n, 1});
+    x = fn.reshape(fn.concatenate({re, im}, 1), {2 * n});
+  } else if (from == ElementType::kPred) {
+    x = fn.convert(x, ElementType::kU8);
+  }
+  // From plain bits to the new type.
+  if (runtime::isComplex(to)) {
+    x = bitcastFlat(fn, x, componentType(to));
+    const int64_t m = x.t().numElements() / 2;
+    x = fn.reshape(x, {m, 2});
+    Value re = fn.reshape(fn.slice(x, {0, 0}, {m, 1}), {m});
+    Value im = fn.reshape(fn.slice(x, {0, 1}, {m, 2}), {m});
+    return fn.binary(hlo::BinaryOp::kComplex, re, im);
+  }
+  if (to == ElementType::kPred) {
+    x = bitcastFlat(fn, x, ElementType::kU8);
+    return fn.compare(x, fn.constantInt(0, ElementType::kU8, x.dims()),
+                      hlo::ComparisonDirection::kNe);
+  }
+  return bitcastFlat(fn, x, to);
+}
+
 Value readView(hlo::Function& fn, Value array, const ir::TensorRef& ref) {
-  checkDtype(array, ref);
+  array = reinterpret(fn, array, ref.dtype);
   if (ref.numel() == 0) {
     return ref.dtype == ElementType::kPred || runtime::isInteger(ref.dtype)
                ? fn.constantInt(0, ref.dtype, ref.sizes)
@@ -188,8 +234,13 @@ Value readView(hlo::Function& fn, Value array, const ir::TensorRef& ref) {
 }
 
 Value writeView(hlo::Function& fn, Value array, const ir::TensorRef& ref, Value value) {
-  checkDtype(array, ref);
   if (ref.numel() == 0) return array;
+  if (array.dtype() != ref.dtype) {
+    const TensorType type = array.t();
+    Value bytes =
+        reinterpret(fn, writeView(fn, reinterpret(fn, array, ref.dtype), ref, value), type.dtype);
+    return fn.reshape(bytes, type.dims);
+  }
   if (ref.isWholeArray(array.t())) {
     return value.dims() == array.dims() ? value : fn.reshape(value, array.dims());
   }
