@@ -16,9 +16,9 @@ here keeps the shapes within a small set, using transformers' public API only:
   (``StaticCache.early_initialization``), so that a compiled prefill never
   creates it inside its graph.
 - **A warm-up per (batch size, bucket)** (``warm_up``): ``generate`` at the
-  ceiling ``max_new_tokens``, with and without padding, until a round builds no
-  new program. Every step's shapes of any later call with ``max_new_tokens`` up
-  to the ceiling were then seen once: such a call compiles nothing.
+  ceiling ``max_new_tokens``, with and without padding. Every step's shapes of
+  any later call with ``max_new_tokens`` up to the ceiling were then seen once:
+  such a call compiles nothing.
 
 ``generate`` (this module's) does all of it for one call::
 
@@ -243,16 +243,18 @@ def warm_up(
     """Builds the programs of one (batch size, bucket) for calls of up to
     ``max_new_tokens`` new tokens, so that such calls compile nothing.
 
-    A round is two ``generate`` calls of ``max_new_tokens`` tokens on random
-    prompts: prompts that fill the bucket, and prompts one token shorter
-    (padded: another attention mask, other prefill programs). A call that an
-    end-of-sequence token stopped early is tried again with other prompts.
-    Rounds repeat until one builds no program: a Python number that changes
-    between calls (the stopping criteria's flag at the last step, a mask's
-    element count) becomes a program input in defer mode after one recompile,
-    which the second round builds. Pass the generation options the real calls
-    use (``do_sample``, ``top_k``, ``eos_token_id``, ...): they choose other
-    programs. Returns the number of programs built in each round.
+    A round is four ``generate`` calls on random prompts: one new token, then
+    ``max_new_tokens``, each with prompts that fill the bucket and prompts one
+    token shorter (padded: another attention mask, other prefill programs). The
+    one-token calls come first because their stopping flag is already True: in
+    defer mode a Python number that changes between runs becomes a program
+    input after one recompile of each program that had it as a constant, and
+    the flag, False until the last step, would otherwise recompile every step
+    of the next call. A call that an end-of-sequence token stopped early is
+    tried again with other prompts. Rounds repeat until one builds no program
+    (the second, in the cases measured). Pass the generation options the real
+    calls use (``do_sample``, ``top_k``, ``eos_token_id``, a ``streamer``, ...):
+    they choose other programs. Returns the number of programs built per round.
     """
     from torchtpu import metrics
 
@@ -262,20 +264,26 @@ def warm_up(
     g = torch.Generator().manual_seed(0)
     for _ in range(max_rounds):
         before = metrics.counters()
-        for length in (bucket, max(1, bucket - 1)):
+        for length, new in (
+            (bucket, 1),
+            (max(1, bucket - 1), 1),
+            (bucket, max_new_tokens),
+            (max(1, bucket - 1), max_new_tokens),
+        ):
             for _attempt in range(8):
                 tokens = torch.randint(0, vocab, (batch_size, length), generator=g)
                 with torch.no_grad():
                     out = generate(
                         model,
                         list(tokens),
-                        max_new_tokens=max_new_tokens,
+                        max_new_tokens=new,
+                        max_new_tokens_ceiling=max_new_tokens,
                         buckets=(bucket,),
                         pad_token_id=pad,
                         **generate_kwargs,
                     )
                 out.cpu()  # as callers read it (a copy's program)
-                if out.shape[1] == bucket + max_new_tokens:
+                if out.shape[1] == bucket + new:
                     break
         counts.append(new_programs(before, metrics.counters()))
         if counts[-1] == 0:
