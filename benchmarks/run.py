@@ -12,6 +12,20 @@ record_op is the per-op cost of dispatch (CPU eager) and of recording an op
 into a DeferAndFuse trace (defer): batches of 100 adds of 8 elements, timed
 without a flush (the trace is run after the timer stops); its figure is the
 median over repeats of the fastest batch of each repeat, per op.
+
+generate_* is LLM inference with Hugging Face generate() (greedy, a static KV
+cache, prompts left-padded to a 32-token bucket: torchtpu.generation's recipe,
+warmed up before timing) on a 2-layer Llama-style model (hidden 256, vocabulary
+2048), batch 1 (generate_b1) and 8 (generate_b8); generate_overhead is the
+same loop with a near-zero model (hidden 8), so its figure is the host's cost
+per token. A row's median is the decode latency per token, (T(N) - T(1)) /
+(N - 1) where T(n) is one generate() call of n new tokens (N = 32, 8 with
+--quick); time to first token is T(1), tokens/s is batch * N / T(N). Configs:
+cpu (PyTorch eager, torch's default threads), cpu_1t (one thread), strict and
+defer (the forward op by op, or recorded and fused: generate's
+disable_compile=True), compiled_tpu (transformers' own torch.compile of the
+decoding forward, backend "tpu", the default for a static cache on "tpu"; the
+code around it deferred).
 """
 
 from __future__ import annotations
@@ -55,6 +69,21 @@ CONFIGS: list[tuple[str, str]] = [
     ("gpt_inference", "defer"),
     ("gpt_inference", "compiled_tpu"),
     ("gpt_inference", "jax_jit"),
+    ("generate_b1", "cpu"),
+    ("generate_b1", "cpu_1t"),
+    ("generate_b1", "strict"),
+    ("generate_b1", "defer"),
+    ("generate_b1", "compiled_tpu"),
+    ("generate_b8", "cpu"),
+    ("generate_b8", "cpu_1t"),
+    ("generate_b8", "strict"),
+    ("generate_b8", "defer"),
+    ("generate_b8", "compiled_tpu"),
+    ("generate_overhead", "cpu"),
+    ("generate_overhead", "cpu_1t"),
+    ("generate_overhead", "strict"),
+    ("generate_overhead", "defer"),
+    ("generate_overhead", "compiled_tpu"),
 ]
 
 
@@ -78,6 +107,8 @@ def _setup(config: str) -> str:
         # optimizer) runs deferred and fused.
         torchtpu.set_mode(os.environ.get("BENCH_COMPILED_MODE", "defer"))
         return "tpu"
+    if config == "cpu_1t":
+        torch.set_num_threads(1)
     return "cpu"
 
 
@@ -225,6 +256,106 @@ def bench_gpt_inference(device: str, quick: bool, compiled: bool = False) -> tup
     return fn, 5 if quick else 20
 
 
+# generate_*: (batch, hidden size) of the Llama-style model.
+GENERATE = {"generate_b1": (1, 256), "generate_b8": (8, 256), "generate_overhead": (1, 8)}
+GEN_BUCKET = 32
+
+
+def measure_generate(bench: str, config: str, quick: bool) -> dict[str, Any]:
+    """One generate_* row: warm up, then time calls of 1 and N new tokens."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from torchtpu import generation
+
+    device = _setup(config)
+    batch, hidden = GENERATE[bench]
+    new = 8 if quick else 32
+    cfg = LlamaConfig(
+        vocab_size=2048,
+        hidden_size=hidden,
+        intermediate_size=hidden * 11 // 4,
+        num_hidden_layers=2,
+        num_attention_heads=max(1, hidden // 32),
+        num_key_value_heads=max(1, hidden // 64),
+        head_dim=min(32, hidden),
+        max_position_embeddings=2 * GEN_BUCKET + new,
+        eos_token_id=None,  # every call generates all its tokens
+        pad_token_id=0,
+    )
+    model = LlamaForCausalLM(cfg).eval().to(device)
+    g = torch.Generator().manual_seed(1)
+    prompts = [torch.randint(1, 2048, (24 - i % 8,), generator=g) for i in range(batch)]
+    # strict and defer: the forward op by op / fused (transformers would
+    # otherwise compile the decoding step itself, as in compiled_tpu).
+    options = {"disable_compile": True} if config in ("strict", "defer") else {}
+
+    def run(n: int) -> float:
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            out = generation.generate(
+                model,
+                prompts,
+                max_new_tokens=n,
+                max_new_tokens_ceiling=new,
+                buckets=(GEN_BUCKET,),
+                **options,
+            )
+        out.cpu()
+        return time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    rounds: list[int] = []
+    if device == "tpu":
+        rounds = generation.warm_up(model, GEN_BUCKET, new, batch_size=batch, **options)
+    for _ in range(2):
+        run(new)
+        run(1)
+    warm_s = time.perf_counter() - t0
+    counters0: dict[str, Any] = {}
+    if device == "tpu":
+        import torchtpu
+
+        counters0 = torchtpu.metrics.counters()
+    repeats, inner = (3, 2) if quick else (7, 3)
+    per_token, first, whole = [], [], []
+    for _ in range(repeats):
+        ones, alls = [], []
+        for _ in range(inner):  # interleaved, so that load changes hit both
+            ones.append(run(1))
+            alls.append(run(new))
+        t1, tn = statistics.median(ones), statistics.median(alls)
+        per_token.append((tn - t1) / (new - 1))
+        first.append(t1)
+        whole.append(tn)
+    result: dict[str, Any] = {
+        "median_s": statistics.median(per_token),
+        "times_s": per_token,
+        "ttft_s": statistics.median(first),
+        "call_s": statistics.median(whole),
+        "tokens_per_s": batch * new / statistics.median(whole),
+        "batch": batch,
+        "hidden": hidden,
+        "new_tokens": new,
+        "warm_up_s": warm_s,
+        "warm_up_programs": rounds,
+        "inner": inner,
+        "repeats": repeats,
+        "torch": torch.__version__,
+        "torch_threads": torch.get_num_threads(),
+    }
+    if device == "tpu":
+        import torchtpu
+
+        c = torchtpu.metrics.counters()
+        calls = repeats * inner * 2
+        result["peak_device_bytes"] = c["peak_live_bytes"]
+        result["compiles_after_warmup"] = generation.new_programs(counters0, c)
+        result["launches_per_call"] = (c["launches"] - counters0["launches"]) / calls
+        result["fallbacks"] = c["fallbacks"]
+    return result
+
+
 BENCHES = {
     "record_op": bench_record_op,
     "tiny_add": bench_tiny_add,
@@ -233,11 +364,15 @@ BENCHES = {
     "gpt_train_step": bench_gpt_train_step,
     "gpt_inference": bench_gpt_inference,
 }
+# Every benchmark, in table order (generate_* run through measure_generate).
+ALL_BENCHES = [*BENCHES, *GENERATE]
 
 
 def worker(bench: str, config: str, quick: bool) -> dict[str, Any]:
     import torch
 
+    if bench in GENERATE:
+        return measure_generate(bench, config, quick)
     device = _setup(config)
     if config == "jax_jit":
         from jax_gpt import bench_jax_gpt
@@ -326,7 +461,7 @@ def table(results: dict[str, Any]) -> str:
         "| benchmark | configuration | median | vs strict | vs CPU eager | peak device memory |",
         "|---|---|---:|---:|---:|---:|",
     ]
-    for bench in BENCHES:
+    for bench in ALL_BENCHES:
         strict = results.get(f"{bench}/strict", {}).get("median_s")
         cpu = results.get(f"{bench}/cpu", {}).get("median_s")
         for b, config in CONFIGS:
@@ -344,15 +479,48 @@ def table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def generate_table(results: dict[str, Any]) -> str:
+    """Markdown: the generate_* rows' decode latency, throughput, first token, warm-up."""
+    lines = [
+        "| benchmark | configuration | decode per token | vs CPU eager | vs compiled_tpu "
+        "| tokens/s | time to first token | warm-up (programs) | programs after warm-up |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for bench in GENERATE:
+        cpu = results.get(f"{bench}/cpu", {}).get("median_s")
+        compiled = results.get(f"{bench}/compiled_tpu", {}).get("median_s")
+        for b, config in CONFIGS:
+            r = results.get(f"{b}/{config}")
+            if b != bench or r is None or "failed" in r:
+                continue
+            m = r["median_s"]
+            vs_cpu = f"{cpu / m:.2f}x" if cpu else ""
+            vs_compiled = f"{compiled / m:.2f}x" if compiled else ""
+            warm = f"{r['warm_up_s']:.1f} s"
+            if r.get("warm_up_programs"):
+                warm += f" ({sum(r['warm_up_programs'])})"
+            lines.append(
+                f"| {bench} | {config} | {_fmt(m)} | {vs_cpu} | {vs_compiled} "
+                f"| {r['tokens_per_s']:.0f} | {_fmt(r['ttft_s'])} | {warm} "
+                f"| {r.get('compiles_after_warmup', '')} |"
+            )
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def plot(results: dict[str, Any], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    benches = [b for b in BENCHES if any(k.startswith(b + "/") for k in results)]
-    fig, axes = plt.subplots(1, len(benches), figsize=(4 * len(benches), 4))
-    for ax, bench in zip(axes if len(benches) > 1 else [axes], benches, strict=True):
+    benches = [b for b in ALL_BENCHES if any(k.startswith(b + "/") for k in results)]
+    cols = min(len(benches), 5)
+    rows = -(-len(benches) // cols)
+    fig, grid = plt.subplots(rows, cols, figsize=(4 * cols, 4 * rows), squeeze=False)
+    axes = list(grid.flat)
+    for ax in axes[len(benches) :]:
+        ax.set_visible(False)
+    for ax, bench in zip(axes, benches, strict=False):
         names, values = [], []
         per_op = bench in SELF_TIMED
         for b, config in CONFIGS:
@@ -362,7 +530,8 @@ def plot(results: dict[str, Any], path: Path) -> None:
                 values.append((1e6 if per_op else 1e3) * r["median_s"])
         ax.bar(names, values, color="tab:blue")
         ax.set_title(bench)
-        ax.set_ylabel(("us per op" if per_op else "ms") + " (median, lower is better)")
+        unit = "us per op" if per_op else "ms per token" if bench in GENERATE else "ms"
+        ax.set_ylabel(unit + " (median, lower is better)")
         ax.tick_params(axis="x", rotation=45)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -431,6 +600,13 @@ def main() -> None:
     }
     (out / "latest.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
     md = table(results)
+    gen = generate_table(results)
+    if gen:
+        md += (
+            "\n\ngenerate_*: Hugging Face generate(), greedy, static cache, prompts padded "
+            "to 32 tokens (median: decode latency per token; see the docstring of "
+            f"benchmarks/run.py).\n\n{gen}"
+        )
     (out / "latest.md").write_text(
         f"Command: `{meta['command']}` on {meta['machine']}, torch {meta['torch']}, "
         f"plugin {plugin}, jax {jax_version}, median of {repeats} repeats, "
