@@ -22,6 +22,8 @@ from torchtpu import (
 from torchtpu import device as _device_module
 from torchtpu import ops as _ops
 from torchtpu._plugin import PluginInfo, client, info, resolve
+from torchtpu.backward_cut import cut_at_backward, set_cut_at_backward
+from torchtpu.backward_cut import install as _install_backward_cut
 from torchtpu.dynamo import compile_backend
 from torchtpu.modes import get_mode, mode, set_mode, sync
 
@@ -29,6 +31,7 @@ __all__ = [
     "PluginInfo",
     "client",
     "compile_backend",
+    "cut_at_backward",
     "debug",
     "devices",
     "get_mode",
@@ -37,10 +40,14 @@ __all__ = [
     "mode",
     "resolve",
     "set_cpu_fallback",
+    "set_cut_at_backward",
     "set_mode",
     "sync",
 ]
 __version__ = "0.1.0"
+
+
+_install_backward_cut()
 
 
 def devices() -> list[_C.runtime.DeviceInfo]:

@@ -335,25 +335,17 @@ ProgramKey programKey(const Trace& t, const FlushPlan& plan) {
   k.structure = traceKey(t, plan.outputs, plan.donations);
   k.constant.assign(t.scalars.size(), false);
   // The history of a call is keyed by its op key and which call of that op
-  // it is in the trace (the third mul of this shape after a sum), so two sites of one op
+  // it is in the trace (the third mul of this shape), so two sites of one op
   // with different numbers (x * 0.5 and y * 2) keep both as constants, while
   // the same site's number changing from one flush to the next becomes an
   // input.
-  // The op before it is part of the site too, so unrelated programs that
-  // call one op with other numbers (other tests, other layers) seldom share
-  // a site.
   std::unordered_map<std::string, int> occurrences;
-  const std::string* previous = nullptr;
   for (const Node& n : t.nodes) {
     const size_t count = n.call.scalars.size();
-    const std::string* before = previous;
-    previous = &n.key;
     if (count == 0) continue;
     std::string site = n.key;
-    site += '|';
-    if (before != nullptr) site += *before;
     site += '@';
-    site += std::to_string(occurrences[site]++);
+    site += std::to_string(occurrences[n.key]++);
     std::vector<std::optional<HostScalar>>& seen = scalarHistory()[site];
     const auto first = static_cast<size_t>(n.firstScalar);
     if (seen.size() != count)
@@ -677,6 +669,16 @@ void flushOwnTraces(const std::string& reason) {
   for (auto& [at, t] : traces()) {
     if (at.second == owner) flushLocked(t, reason);
   }
+}
+
+size_t pendingOwnOps() {
+  const uint64_t owner = currentTraceOwner().id;
+  std::lock_guard<std::recursive_mutex> lock(traceMutex());
+  size_t n = 0;
+  for (const auto& [at, t] : traces()) {
+    if (at.second == owner) n += t.nodes.size();
+  }
+  return n;
 }
 
 size_t pendingOps() {

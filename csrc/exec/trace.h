@@ -48,6 +48,8 @@ void flushTraces(const std::string& reason, int device = -1);
 // device; other threads' traces are left to grow (cutting them where they are
 // would give programs that never come again).
 void flushOwnTraces(const std::string& reason);
+// Ops recorded and not yet run by the calling thread (every device).
+size_t pendingOwnOps();
 
 // Number of ops recorded and not yet flushed.
 size_t pendingOps();

@@ -210,6 +210,8 @@ void bindModes(py::module_& m) {
       "_flush", [](const std::string& reason, int device) { exec::flushTraces(reason, device); },
       py::arg("reason"), py::arg("device") = -1);
   m.def("_pending_ops", &exec::pendingOps);
+  m.def("_pending_own_ops", &exec::pendingOwnOps);
+  m.def("_flush_own", [](const std::string& reason) { exec::flushOwnTraces(reason); });
   // Modes by name: this thread's (`is_default` false) or every thread's default.
   m.def(
       "_set_mode",

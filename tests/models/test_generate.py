@@ -246,6 +246,7 @@ def test_example_generate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     def run(*argv: str) -> str:
         saved_argv, saved_mode = sys.argv, torchtpu.get_mode()
         sys.argv = [str(EXAMPLE), "--quiet", "--max-new-tokens", "4", "--hidden", "32", *argv]
+        torchtpu.metrics.reset()  # its report is of its own run, as in a process of its own
         try:
             runpy.run_path(str(EXAMPLE), run_name="__main__")
         finally:
