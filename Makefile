@@ -1,7 +1,8 @@
 # torchtpu: the two commands of the README, and their building blocks.
 #   make run    set up (if needed) and run the main job on the embedded CPU plugin
 #   make test   set up (if needed) and run every test (lint, ctest, then pytest), then
-#               the C++ suites and a pytest smoke subset on the second torch (test-torch214)
+#               the C++ suites and a pytest subset on the second torch (test-torch214),
+#               then vLLM's tests in .venv-vllm (test-vllm)
 #   make coverage  the full OpInfo sweep -> docs/coverage.{md,json}
 #   make op-index  the op index -> docs/ops.md
 #   make test-vllm vLLM on "tpu" (tests/ecosystem/test_vllm.py) in .venv-vllm (make setup-vllm)
@@ -112,7 +113,7 @@ BUILD_DEFS = -C cmake.define.TORCHTPU_BUILD_TESTS=ON -C cmake.define.TORCHTPU_WE
 run: build
 	$(PY) examples/train.py
 
-test: build lint cpp-test py-test test-torch214
+test: build lint cpp-test py-test test-torch214 test-vllm
 
 # Side-by-side benchmarks (JSON, markdown table and plot in benchmarks/results/).
 bench: build
