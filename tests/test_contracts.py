@@ -349,6 +349,12 @@ ERRORS: dict[str, Callable[[str], Any]] = {
     "hypot of int64": lambda d: torch.hypot(
         torch.ones(3, dtype=torch.long, device=d), torch.ones(3, dtype=torch.long, device=d)
     ),
+    "hypot of empty int64 (found by the fuzzer)": lambda d: torch.hypot(
+        torch.ones(2, 0, dtype=torch.long, device=d), torch.ones(2, 0, dtype=torch.long, device=d)
+    ),
+    "cat out= a view that is also an input (found by the fuzzer)": lambda d: (
+        lambda b: torch.cat([torch.arange(9.0, device=d)[2::2], b], 0, out=b)
+    )(torch.arange(6.0, device=d)[::2]),
     "uniform_ from > to": lambda d: torch.zeros(3, device=d).uniform_(1.0, 0.0),
     "bernoulli_ p > 1": lambda d: torch.zeros(3, device=d).bernoulli_(2.0),
     "exponential_ lambda < 0": lambda d: torch.zeros(3, device=d).exponential_(-1.0),
@@ -393,6 +399,12 @@ ALLOWED: dict[str, Callable[[str], Any]] = {
     "index_fill_ with a 0-d value it aliases": lambda d: (
         lambda v: v.unsqueeze(0).index_fill_(0, torch.tensor([0], device=d), v)
     )(torch.tensor(1.0, device=d)),
+    "mean out= a view of its input (found by the fuzzer)": lambda d: (
+        lambda x: torch.mean(x, 1, out=x.unflatten(0, (1, -1)))
+    )(torch.arange(4.0, device=d).reshape(1, 4)),
+    "sum out= an element of its input": lambda d: (lambda x: torch.sum(x, 1, out=x.view(4)[:1]))(
+        torch.arange(4.0, device=d).reshape(1, 4)
+    ),
     "gather of bool": lambda d: torch.gather(
         torch.ones(3, dtype=torch.bool, device=d), 0, torch.zeros(2, dtype=torch.long, device=d)
     ),
@@ -443,6 +455,12 @@ LAYOUTS: dict[str, Callable[[str], Any]] = {
     "nonzero": lambda d: (_permuted(d) > 0).nonzero(),
     "index_put keeps self's strides": lambda d: _permuted(d).index_put(
         (torch.tensor([0], device=d),), torch.tensor(1.0, device=d)
+    ),
+    "masked_fill of a permuted input is contiguous (found by the fuzzer)": lambda d: (
+        torch.randn(3, 1, 4, 4, generator=torch.Generator().manual_seed(4))
+        .to(d)
+        .permute(2, 0, 3, 1)
+        .masked_fill(torch.ones(4, 3, 4, 1, dtype=torch.bool, device=d), 1.0)
     ),
     "size-1 dims of a permuted input": lambda d: torch.ones(1, 2, device=d).permute(1, 0) * -1.5,
 }

@@ -630,7 +630,8 @@ bool describeReturn(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> ar
     call.writeBack.push_back({ir::OpCall::kDiscard, -1});
   } else if (alias < 0 && mv.isTensor()) {
     spec.kind = ReturnSpec::Kind::kNew;
-    addNewResult(mv.toTensor(), call, spec);
+    const at::Tensor& t = mv.toTensor();
+    addNewResult(cpuResultIsContiguous(op.schema()) ? t.contiguous() : t, call, spec);
   } else if (alias < 0 && mv.isTensorList()) {
     spec.kind = ReturnSpec::Kind::kNewList;
     spec.count = static_cast<int>(mv.toTensorList().size());
@@ -824,7 +825,13 @@ bool prepareCall(const c10::OperatorHandle& op, const OpInfo& info, c10::ArrayRe
       exec::markUnsupported(key, why);
       return false;
     }
-    if (resized) continue;  // out= arguments changed shape: describe again
+    if (resized) {
+      // out= arguments changed shape: describe again. An out= view that grew
+      // still shares its storage, and the ops that refuse any overlap raise
+      // now, after the resize, as on the CPU (torch.cat([a, b], out=b)).
+      checkRefusedOverlap(op, args);
+      continue;
+    }
     checkMemoryAndKernel(op, args, info.traits.implicitRng);
     try {
       found = exec::addSignature(call, key, std::move(returns), builder->scalars_);

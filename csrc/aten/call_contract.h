@@ -81,6 +81,17 @@ void checkCall(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
 void checkMemoryAndKernel(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
                           bool random);
 
+// Ops whose CPU kernels return a contiguous result where PyTorch's meta
+// kernels keep the input's layout (masked_fill clones its input contiguous).
+bool cpuResultIsContiguous(const c10::FunctionSchema& schema);
+
+// For the ops that refuse any overlap between what they write and what they
+// read (cat, index_copy_, scatter_, ...): that check alone, for a call whose
+// out= arguments were just resized (a view that grew keeps sharing its
+// storage, as on the CPU, where torch.cat([a, b], out=b) resizes b, then
+// raises).
+void checkRefusedOverlap(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
+
 // The dtype an elementwise (pointwise-tagged) op computes the result written
 // into argument `arg` in: its functional form's result dtype (TensorIterator's
 // common dtype, or bool for a comparison), which is cast into the written

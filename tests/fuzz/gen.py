@@ -331,11 +331,11 @@ class Gen:
             return self.noncontig(tuple(shape), dtype)
         return self.input(shape, dtype)
 
-    def out_tensor(self, shape: Sequence[int], dtype: str) -> str:
-        """A tensor to pass as out=: an existing one, zeros of the right or a wrong shape, or
-        an empty one (resized without a warning)."""
+    def out_tensor(self, shape: Sequence[int], dtype: str, fresh: bool = False) -> str:
+        """A tensor to pass as out=: an existing one (unless `fresh`), zeros of the right or a
+        wrong shape, or an empty one (resized without a warning)."""
         r = self.rng.random()
-        if r < 0.2:
+        if r < 0.2 and not fresh:
             names = [n for n in self.tensors() if n in self.views or self.chance(0.3)]
             if names:
                 return self.rng.choice(names)
