@@ -355,6 +355,19 @@ ERRORS: dict[str, Callable[[str], Any]] = {
     "cat out= a view that is also an input (found by the fuzzer)": lambda d: (
         lambda b: torch.cat([torch.arange(9.0, device=d)[2::2], b], 0, out=b)
     )(torch.arange(6.0, device=d)[::2]),
+    "index_add of empty tensors of two dtypes (found by the fuzzer)": lambda d: torch.zeros(
+        0, 1, dtype=torch.bfloat16, device=d
+    ).index_add(
+        1, torch.zeros(3, dtype=torch.long, device=d), torch.zeros(0, 3, dtype=torch.long, device=d)
+    ),
+    "mv of empty tensors of two dtypes": lambda d: torch.mv(
+        torch.zeros(3, 0, device=d), torch.zeros(0, dtype=torch.long, device=d)
+    ),
+    "min over an empty dim (IndexError)": lambda d: torch.min(torch.zeros(0, 3, device=d), 0),
+    "max of an empty tensor": lambda d: torch.max(torch.zeros(0, 3, device=d)),
+    "index_select of a 0-d tensor with 5 indices": lambda d: torch.index_select(
+        torch.tensor(1.0, device=d), 0, torch.zeros(5, dtype=torch.long, device=d)
+    ),
     "uniform_ from > to": lambda d: torch.zeros(3, device=d).uniform_(1.0, 0.0),
     "bernoulli_ p > 1": lambda d: torch.zeros(3, device=d).bernoulli_(2.0),
     "exponential_ lambda < 0": lambda d: torch.zeros(3, device=d).exponential_(-1.0),
@@ -404,6 +417,14 @@ ALLOWED: dict[str, Callable[[str], Any]] = {
     )(torch.arange(4.0, device=d).reshape(1, 4)),
     "sum out= an element of its input": lambda d: (lambda x: torch.sum(x, 1, out=x.view(4)[:1]))(
         torch.arange(4.0, device=d).reshape(1, 4)
+    ),
+    "bmm of empty tensors of two dtypes": lambda d: torch.bmm(
+        torch.zeros(0, 2, 3, device=d), torch.zeros(0, 3, 2, dtype=torch.long, device=d)
+    ),
+    "sum of bool into a bool out=": lambda d: torch.sum(
+        torch.ones(4, 2, dtype=torch.bool, device=d),
+        (0, 1),
+        out=torch.zeros(0, dtype=torch.bool, device=d),
     ),
     "gather of bool": lambda d: torch.gather(
         torch.ones(3, dtype=torch.bool, device=d), 0, torch.zeros(2, dtype=torch.long, device=d)

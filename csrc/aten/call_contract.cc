@@ -46,7 +46,7 @@ bool oneOf(std::string_view name, std::initializer_list<std::string_view> names)
 // Ops whose CPU kernels compute in the destination's dtype instead of casting
 // a result to it (torch.cumsum(x, 0, out=int_tensor)).
 bool computesInDestinationType(std::string_view family) {
-  return oneOf(family, {"cumsum", "cumprod", "bernoulli", "nansum", "_scaled_mm"});
+  return oneOf(family, {"cumsum", "cumprod", "bernoulli", "sum", "nansum", "prod", "_scaled_mm"});
 }
 
 // Ops whose CPU kernels write through an expanded (self-overlapping) view
@@ -276,8 +276,10 @@ void checkSameDtype(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue
   for (std::string_view name : rule->args) {
     const at::Tensor* t = tensorArg(schema, args, name);
     if (t == nullptr || (t->dim() == 0 && convertsZeroDim(family))) continue;
-    // The CPU's batched products of empty tensors return before their checks.
-    if (t->numel() == 0 && !oneOf(family, {"mm", "addmm"})) return;
+    // The CPU's batched products and addr of empty tensors return before
+    // their checks; every other op checks (found by the fuzzer: mv, index_add,
+    // index_copy_, index_put_ of empty tensors).
+    if (t->numel() == 0 && oneOf(family, {"bmm", "baddbmm", "addbmm", "addr"})) return;
     if (first == nullptr) {
       first = t;
       firstName = name;
@@ -372,9 +374,28 @@ void checkIndexSelect(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IVal
   const at::Tensor* self = tensorArg(schema, args, "self");
   const at::Tensor* index = tensorArg(schema, args, "index");
   if (self == nullptr || index == nullptr || self->dim() != 0) return;
-  TORCH_CHECK_INDEX(index->numel() == 1,
-                    "index_select(): Index to scalar can have only 1 value, got ", index->numel(),
-                    " value(s)");
+  TORCH_CHECK(index->numel() == 1, "index_select(): Index to scalar can have only 1 value, got ",
+              index->numel(), " value(s)");
+}
+
+// max and min (values and indices, or of all elements) of an empty tensor:
+// the CPU kernels raise, the meta kernels do not.
+void checkEmptyMaxMin(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+                      std::string_view family) {
+  if (!oneOf(family, {"max", "min"})) return;
+  const at::Tensor* self = tensorArg(schema, args, "self");
+  if (self == nullptr || tensorArg(schema, args, "other") != nullptr) return;
+  const auto dimAt = schema.argumentIndexWithName("dim");
+  if (!dimAt) {
+    TORCH_CHECK(self->numel() > 0, family,
+                "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                "reduction dim with the 'dim' argument.");
+    return;
+  }
+  if (!args[*dimAt].isInt() || self->dim() == 0) return;
+  const int64_t dim = c10::maybe_wrap_dim(args[*dimAt].toInt(), self->dim());
+  TORCH_CHECK_INDEX(self->size(dim) > 0, family, "(): Expected reduction dim ", dim,
+                    " to have non-zero size.");
 }
 
 // index_put's values must broadcast to the indexing result's shape (meta
@@ -843,6 +864,7 @@ void checkCall(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
   checkBoolArithmetic(schema, args, family);
   checkRandomArguments(schema, args, family);
   checkIndexSelect(schema, args, family);
+  checkEmptyMaxMin(schema, args, family);
   checkIndexPutValues(schema, args, family);
   std::vector<at::Tensor> keep;
   const std::vector<Written> written = writtenTensors(schema, args, keep);
