@@ -1,8 +1,8 @@
 """Defer mode's cut at the start of a backward pass.
 
 When ``loss.backward()`` (``torch.autograd.backward``) or
-``torch.autograd.grad`` starts on a thread whose deferred trace holds ops, the
-trace is cut there: the forward is compiled and launched as its own program,
+``torch.autograd.grad`` starts from a tpu tensor on a thread whose deferred
+trace holds ops, the trace is cut there: the forward is compiled and launched as its own program,
 and the backward (with what follows it, such as the optimizer step) is
 recorded into the next one, which is cut again where ``optimizer.step()``
 returns (a global optimizer hook), so the forward's saved values are freed
@@ -73,10 +73,21 @@ def _after_optimizer_step(optimizer: Any, args: Any, kwargs: Any) -> None:
     _cut("optimizer step")
 
 
-def _wrap(fn: F) -> F:
+def _on_tpu(roots: Any) -> bool:
+    """Whether the tensors a backward pass starts from (a tensor or a sequence
+    of them) include a tpu tensor: a CPU-only backward cuts nothing."""
+    if isinstance(roots, torch.Tensor):
+        return roots.device.type == "tpu"
+    if isinstance(roots, (list, tuple)):
+        return any(isinstance(t, torch.Tensor) and t.device.type == "tpu" for t in roots)
+    return False
+
+
+def _wrap(fn: F, roots_kwarg: str) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        _cut()
+        if _on_tpu(args[0] if args else kwargs.get(roots_kwarg)):
+            _cut()
         return fn(*args, **kwargs)
 
     wrapper.__torchtpu_backward_cut__ = True  # type: ignore[attr-defined]
@@ -90,7 +101,7 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    for name in ("backward", "grad"):
+    for name, roots in (("backward", "tensors"), ("grad", "outputs")):
         fn = getattr(torch.autograd, name)
         if not getattr(fn, "__torchtpu_backward_cut__", False):
-            setattr(torch.autograd, name, _wrap(fn))
+            setattr(torch.autograd, name, _wrap(fn, roots))

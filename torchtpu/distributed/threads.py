@@ -162,6 +162,19 @@ def _ensure_devices(world_size: int) -> None:
         )
 
 
+def _create_tqdm_lock() -> None:
+    """tqdm creates its class-wide lock lazily, and tqdm.contrib's thread_map
+    deletes a lock it created when it is done: two rank threads showing
+    progress bars at once (Inductor's compile progress, a download) can then
+    find no lock (AttributeError: 'tqdm' object has no attribute '_lock', seen
+    with TorchTitan). Made before the threads start, the lock stays."""
+    try:
+        import tqdm
+    except ImportError:
+        return
+    tqdm.tqdm.get_lock()
+
+
 def run_threads(
     fn: Callable[..., Any],
     world_size: int,
@@ -191,6 +204,7 @@ def run_threads(
         # DTensor's sharding propagation runs ops in fake-tensor modes: one rank
         # at a time.
         restore_sharding = _torch_compat.serialize_sharding_propagation(threading.Lock())
+        _create_tqdm_lock()
         old_environ = os.environ
         environ = _ThreadEnviron(old_environ)
         os.environ = environ  # noqa: B003 - replaced on purpose, restored below
