@@ -368,6 +368,11 @@ ERRORS: dict[str, Callable[[str], Any]] = {
     "index_select of a 0-d tensor with 5 indices": lambda d: torch.index_select(
         torch.tensor(1.0, device=d), 0, torch.zeros(5, dtype=torch.long, device=d)
     ),
+    "setitem with an integer index and a 0-d value of another dtype (found by the fuzzer)": (
+        lambda d: torch.zeros(4, 4, dtype=torch.long, device=d).__setitem__(
+            torch.tensor([1], device=d), torch.tensor(True, device=d)
+        )
+    ),
     "uniform_ from > to": lambda d: torch.zeros(3, device=d).uniform_(1.0, 0.0),
     "bernoulli_ p > 1": lambda d: torch.zeros(3, device=d).bernoulli_(2.0),
     "exponential_ lambda < 0": lambda d: torch.zeros(3, device=d).exponential_(-1.0),

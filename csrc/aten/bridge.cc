@@ -980,6 +980,9 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const OpInfo& info = opInfo(schema);
   const std::string& name = info.name;
   if (!info.lowered) return cpuFallback(op, stack, name, "no lowering");
+  checkIndexPutZeroDimValue(
+      op, c10::ArrayRef<c10::IValue>(stack->data() + (stack->size() - schema.arguments().size()),
+                                     schema.arguments().size()));
   expandMaskIndices(schema, stack);
   resolveLazyArguments(schema, stack);
   const size_t nargs = schema.arguments().size();

@@ -267,6 +267,34 @@ bool isReducedFloat(c10::ScalarType t) {
   return t == c10::ScalarType::BFloat16 || t == c10::ScalarType::Half;
 }
 
+// index_put_ with a single boolean mask and a one-element value runs as
+// masked_fill_ on the CPU, which converts the value; with integer indices
+// (x[i] = torch.tensor(True) into an int64 x) the CPU kernel requires the
+// value's dtype to be self's (found by the fuzzer).
+bool indexPutFillsThroughMask(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args) {
+  const auto at = schema.argumentIndexWithName("indices");
+  if (!at || !args[*at].isOptionalTensorList()) return false;
+  const c10::List<std::optional<at::Tensor>> indices = args[*at].toOptionalTensorList();
+  if (indices.size() != 1) return false;
+  const std::optional<at::Tensor> index = indices.get(0);
+  return index.has_value() && index->defined() &&
+         (index->scalar_type() == at::kBool || index->scalar_type() == at::kByte);
+}
+
+void indexPutZeroDimValue(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
+  const c10::FunctionSchema& schema = op.schema();
+  if (!oneOf(familyName(schema), {"index_put", "_index_put_impl", "_unsafe_index_put"})) return;
+  const at::Tensor* self = tensorArg(schema, args, "self");
+  const at::Tensor* values = tensorArg(schema, args, "values");
+  if (self == nullptr || values == nullptr || values->dim() != 0) return;
+  if (values->scalar_type() == self->scalar_type() || indexPutFillsThroughMask(schema, args)) {
+    return;
+  }
+  TORCH_CHECK(false, "Index put requires the source and destination dtypes match, got ",
+              self->scalar_type(), " for the destination and ", values->scalar_type(),
+              " for the source.");
+}
+
 void checkSameDtype(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
                     std::string_view family) {
   const SameDtypeRule* rule = sameDtypeRule(family);
@@ -903,6 +931,10 @@ void checkMemoryAndKernel(const c10::OperatorHandle& op, c10::ArrayRef<c10::IVal
     }
   }
   checkCpuImplementsDtypes(op, args, random);
+}
+
+void checkIndexPutZeroDimValue(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
+  indexPutZeroDimValue(op, args);
 }
 
 bool cpuResultIsContiguous(const c10::FunctionSchema& schema) {

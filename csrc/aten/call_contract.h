@@ -90,6 +90,11 @@ bool cpuResultIsContiguous(const c10::FunctionSchema& schema);
 // out= arguments were just resized (a view that grew keeps sharing its
 // storage, as on the CPU, where torch.cat([a, b], out=b) resizes b, then
 // raises).
+// index_put_ of a 0-d value of another dtype than self's: the CPU converts
+// it only where a single boolean mask makes the call a masked_fill_; with
+// integer indices it raises. Checked before masks become index tensors.
+void checkIndexPutZeroDimValue(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
+
 void checkRefusedOverlap(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
 
 // The dtype an elementwise (pointwise-tagged) op computes the result written
