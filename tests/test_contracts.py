@@ -235,7 +235,9 @@ def _written_in_a_wider_dtype(dev: str) -> list[torch.Tensor]:
     torch.eq(a, b, out=eq)
     wide = torch.randn(64, generator=g).to(dev)
     narrow = a.clone().add_(wide)  # computed in float32, rounded into bfloat16
-    return [sub, prod, eq, narrow]
+    floor = torch.empty(64, device=dev)
+    torch.floor_divide(a.mul(1000), 0.001, out=floor)  # not tagged pointwise (found by the fuzzer)
+    return [sub, prod, eq, narrow, floor]
 
 
 def test_out_of_a_wider_dtype_gets_the_computed_dtype_rounded(mode: str) -> None:

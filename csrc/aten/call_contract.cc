@@ -586,8 +586,14 @@ void checkResults(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> 
 
 std::optional<c10::ScalarType> computeDtypeOfOut(const c10::OperatorHandle& op,
                                                  c10::ArrayRef<c10::IValue> args, size_t arg) {
-  if (!op.hasTag(at::Tag::pointwise)) return std::nullopt;
   const c10::FunctionSchema& schema = op.schema();
+  // Elementwise ops PyTorch does not tag pointwise compute the same way
+  // (floor_divide of bfloat16 into a float32 out= rounds to bfloat16 first;
+  // found by the fuzzer).
+  if (!op.hasTag(at::Tag::pointwise) &&
+      !oneOf(familyName(schema), {"floor_divide", "true_divide", "rsub"})) {
+    return std::nullopt;
+  }
   auto functional = functionalIndex().find(schema);
   if (!functional) return std::nullopt;
   // The result that `arg` receives: as many results precede it as written
