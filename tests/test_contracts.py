@@ -433,6 +433,9 @@ ALLOWED: dict[str, Callable[[str], Any]] = {
         (0, 1),
         out=torch.zeros(0, dtype=torch.bool, device=d),
     ),
+    "add out= an empty view that grows over its input (found by the fuzzer)": lambda d: (
+        lambda v1: torch.add(v1, 1.0, out=v1[None, :0, :-1, 4:0:2])
+    )(torch.arange(40.0, device=d).reshape(2, 5, 4)),
     "gather of bool": lambda d: torch.gather(
         torch.ones(3, dtype=torch.bool, device=d), 0, torch.zeros(2, dtype=torch.long, device=d)
     ),

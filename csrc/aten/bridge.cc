@@ -819,6 +819,7 @@ bool prepareCall(const c10::OperatorHandle& op, const OpInfo& info, c10::ArrayRe
       return why.empty();
     }
     checkCall(op, args);
+    if (attempt == 0 && checksReadOverlapBeforeResize(op)) checkReadOverlap(op, args);
     auto returns = std::make_shared<Returns>();
     bool resized = false;
     if (!inferResults(op, args, info.traits, call, returns->specs, resized, why)) {

@@ -916,6 +916,27 @@ void checkCall(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
   }
 }
 
+bool checksReadOverlapBeforeResize(const c10::OperatorHandle& op) {
+  return op.hasTag(at::Tag::pointwise) && !refusesAnyOverlap(familyName(op.schema()));
+}
+
+void checkReadOverlap(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
+  const c10::FunctionSchema& schema = op.schema();
+  const std::string_view family = familyName(schema);
+  if (skipsReadOverlapCheck(family)) return;
+  std::vector<at::Tensor> keep;
+  const std::vector<Written> written = writtenTensors(schema, args, keep);
+  if (written.empty()) return;
+  const bool anyOverlap = refusesAnyOverlap(family);
+  for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
+    if (writeKind(schema, k) != WriteKind::kNone) continue;
+    forEachTensor(args[k], [&](const at::Tensor& read, int) {
+      if (read.dim() == 0 && readsZeroDimAsNumber(family)) return;
+      for (const Written& w : written) checkOverlap(*w.tensor, read, anyOverlap);
+    });
+  }
+}
+
 void checkMemoryAndKernel(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
                           bool random) {
   const c10::FunctionSchema& schema = op.schema();
@@ -924,17 +945,10 @@ void checkMemoryAndKernel(const c10::OperatorHandle& op, c10::ArrayRef<c10::IVal
   const std::vector<Written> written = writtenTensors(schema, args, keep);
   if (!written.empty()) {
     const bool overlapAllowed = allowsOverlappingWrites(family, schema.overload_name());
-    const bool anyOverlap = refusesAnyOverlap(family);
     for (const Written& w : written) {
       if (!overlapAllowed) checkInternalOverlap(*w.tensor);
     }
-    for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
-      if (writeKind(schema, k) != WriteKind::kNone || skipsReadOverlapCheck(family)) continue;
-      forEachTensor(args[k], [&](const at::Tensor& read, int) {
-        if (read.dim() == 0 && readsZeroDimAsNumber(family)) return;
-        for (const Written& w : written) checkOverlap(*w.tensor, read, anyOverlap);
-      });
-    }
+    if (!checksReadOverlapBeforeResize(op)) checkReadOverlap(op, args);
   }
   checkCpuImplementsDtypes(op, args, random);
 }

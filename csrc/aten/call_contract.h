@@ -81,6 +81,14 @@ void checkCall(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
 void checkMemoryAndKernel(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
                           bool random);
 
+// Elementwise (TensorIterator) ops check that what they write does not
+// partially overlap what they read before their out= arguments are resized
+// (an empty out= view that grows over its input is not refused; found by the
+// fuzzer); checkMemoryAndKernel leaves that check to the caller for them.
+bool checksReadOverlapBeforeResize(const c10::OperatorHandle& op);
+// The read-overlap rule of checkMemoryAndKernel alone.
+void checkReadOverlap(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
+
 // Ops whose CPU kernels return a contiguous result where PyTorch's meta
 // kernels keep the input's layout (masked_fill clones its input contiguous).
 bool cpuResultIsContiguous(const c10::FunctionSchema& schema);
