@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "aten/bridge.h"
+#include "aten/torch_compat.h"
 
 namespace torchtpu::aten {
 namespace {
@@ -339,12 +340,14 @@ void checkBoolArithmetic(const c10::FunctionSchema& schema, c10::ArrayRef<c10::I
   const bool selfBool = isBool(args[0]);
   const bool otherBool = isBool(args[1]);
   if (family != "add") {
-    TORCH_CHECK(!(selfBool && otherBool),
-                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-                "`^` or `logical_xor()` operator instead.");
-    TORCH_CHECK(!selfBool && !otherBool,
-                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-                "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+    TORCHTPU_CHECK_BOOL_SUB(
+        !(selfBool && otherBool),
+        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+        "`^` or `logical_xor()` operator instead.");
+    TORCHTPU_CHECK_BOOL_SUB(
+        !selfBool && !otherBool,
+        "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+        "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   }
   for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
     if (schema.arguments()[k].name() != "alpha" || !args[k].isBool()) continue;

@@ -40,6 +40,14 @@ inline const c10::DebugInfoKind kTraceOwnerKind(&kTraceOwnerKindName);
 inline constexpr c10::DebugInfoKind kTraceOwnerKind = c10::DebugInfoKind::TEST_INFO_2;
 #endif
 
+// Subtraction with bool tensors: torch 2.14's CPU kernel raises
+// NotImplementedError where 2.11 and 2.13 raise RuntimeError.
+#if TORCHTPU_TORCH_AT_LEAST(2, 14)
+#define TORCHTPU_CHECK_BOOL_SUB TORCH_CHECK_NOT_IMPLEMENTED
+#else
+#define TORCHTPU_CHECK_BOOL_SUB TORCH_CHECK
+#endif
+
 // The torch release this binary was compiled against ("2.14.1"): torchtpu._C
 // exposes it so that `import torchtpu` can refuse a mismatched torch.
 inline constexpr const char* kTorchVersion = TORCH_VERSION;
