@@ -30,7 +30,6 @@ from torchtpu import _C
 F = TypeVar("F", bound=Callable[..., Any])
 
 _enabled: bool = os.environ.get("TORCHTPU_CUT_AT_BACKWARD", "1") not in ("0", "false", "False")
-_installed: bool = False
 _hooked_optimizers: bool = False
 
 
@@ -95,12 +94,8 @@ def _wrap(fn: F, roots_kwarg: str) -> F:
 
 
 def install() -> None:
-    """Wraps torch.autograd.backward and torch.autograd.grad (once).
-    ``Tensor.backward`` calls ``torch.autograd.backward``."""
-    global _installed
-    if _installed:
-        return
-    _installed = True
+    """Wraps torch.autograd.backward and torch.autograd.grad (once: a wrapper
+    is marked). ``Tensor.backward`` calls ``torch.autograd.backward``."""
     for name, roots in (("backward", "tensors"), ("grad", "outputs")):
         fn = getattr(torch.autograd, name)
         if not getattr(fn, "__torchtpu_backward_cut__", False):

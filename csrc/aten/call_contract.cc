@@ -106,6 +106,10 @@ bool skipsReadOverlapCheck(std::string_view family) {
                         "logcumsumexp"});
 }
 
+bool isIndexPut(std::string_view family) {
+  return oneOf(family, {"index_put", "_index_put_impl", "_unsafe_index_put"});
+}
+
 // Ops whose CPU kernels read a 0-d tensor argument as a number: it may alias
 // the written tensor.
 bool readsZeroDimAsNumber(std::string_view family) {
@@ -114,9 +118,7 @@ bool readsZeroDimAsNumber(std::string_view family) {
 
 // Ops whose CPU kernels accept a 0-d tensor of another dtype where they
 // otherwise require one dtype (it is converted).
-bool convertsZeroDim(std::string_view family) {
-  return oneOf(family, {"index_put", "_index_put_impl", "_unsafe_index_put", "lerp"});
-}
+bool convertsZeroDim(std::string_view family) { return isIndexPut(family) || family == "lerp"; }
 
 // Ops whose CPU kernels require an out= tensor of exactly the result's dtype
 // (reductions, matrix products, indexing; most elementwise ops cast instead).
@@ -282,20 +284,6 @@ bool indexPutFillsThroughMask(const c10::FunctionSchema& schema, c10::ArrayRef<c
          (index->scalar_type() == at::kBool || index->scalar_type() == at::kByte);
 }
 
-void indexPutZeroDimValue(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
-  const c10::FunctionSchema& schema = op.schema();
-  if (!oneOf(familyName(schema), {"index_put", "_index_put_impl", "_unsafe_index_put"})) return;
-  const at::Tensor* self = tensorArg(schema, args, "self");
-  const at::Tensor* values = tensorArg(schema, args, "values");
-  if (self == nullptr || values == nullptr || values->dim() != 0) return;
-  if (values->scalar_type() == self->scalar_type() || indexPutFillsThroughMask(schema, args)) {
-    return;
-  }
-  TORCH_CHECK(false, "Index put requires the source and destination dtypes match, got ",
-              self->scalar_type(), " for the destination and ", values->scalar_type(),
-              " for the source.");
-}
-
 void checkSameDtype(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
                     std::string_view family) {
   const SameDtypeRule* rule = sameDtypeRule(family);
@@ -433,7 +421,7 @@ void checkEmptyMaxMin(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IVal
 // kernels skip this where the result is empty; the CPU kernel raises).
 void checkIndexPutValues(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
                          std::string_view family) {
-  if (!oneOf(family, {"index_put", "_index_put_impl", "_unsafe_index_put"})) return;
+  if (!isIndexPut(family)) return;
   const at::Tensor* self = tensorArg(schema, args, "self");
   const at::Tensor* values = tensorArg(schema, args, "values");
   const auto at = schema.argumentIndexWithName("indices");
@@ -663,7 +651,6 @@ bool isIntegralOrBool(const at::Tensor& t) {
   return at::isIntegralType(t.scalar_type(), /*includeBool=*/true);
 }
 
-// A CPU tensor of t's dtype and rank whose every dim has size 1 (zeros).
 // A CPU tensor of t's dtype and rank with every dim of size 1, or (`real`)
 // of t's own shape.
 at::Tensor cpuStandIn(const at::Tensor& t, bool real) {
@@ -957,7 +944,17 @@ void checkMemoryAndKernel(const c10::OperatorHandle& op, c10::ArrayRef<c10::IVal
 }
 
 void checkIndexPutZeroDimValue(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
-  indexPutZeroDimValue(op, args);
+  const c10::FunctionSchema& schema = op.schema();
+  if (!isIndexPut(familyName(schema))) return;
+  const at::Tensor* self = tensorArg(schema, args, "self");
+  const at::Tensor* values = tensorArg(schema, args, "values");
+  if (self == nullptr || values == nullptr || values->dim() != 0) return;
+  if (values->scalar_type() == self->scalar_type() || indexPutFillsThroughMask(schema, args)) {
+    return;
+  }
+  TORCH_CHECK(false, "Index put requires the source and destination dtypes match, got ",
+              self->scalar_type(), " for the destination and ", values->scalar_type(),
+              " for the source.");
 }
 
 bool cpuResultIsContiguous(const c10::FunctionSchema& schema) {
@@ -966,17 +963,7 @@ bool cpuResultIsContiguous(const c10::FunctionSchema& schema) {
 }
 
 void checkRefusedOverlap(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
-  const c10::FunctionSchema& schema = op.schema();
-  const std::string_view family = familyName(schema);
-  if (!refusesAnyOverlap(family)) return;
-  std::vector<at::Tensor> keep;
-  const std::vector<Written> written = writtenTensors(schema, args, keep);
-  for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
-    if (writeKind(schema, k) != WriteKind::kNone) continue;
-    forEachTensor(args[k], [&](const at::Tensor& read, int) {
-      for (const Written& w : written) checkOverlap(*w.tensor, read, true);
-    });
-  }
+  if (refusesAnyOverlap(familyName(op.schema()))) checkReadOverlap(op, args);
 }
 
 void checkCopy(const at::Tensor& dst, const at::Tensor& src) {

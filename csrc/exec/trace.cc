@@ -671,21 +671,22 @@ void flushOwnTraces(const std::string& reason) {
   }
 }
 
-size_t pendingOwnOps() {
-  const uint64_t owner = currentTraceOwner().id;
+namespace {
+
+// Ops recorded and not yet flushed, by `owner` or (nullopt) by everyone.
+size_t countPending(std::optional<uint64_t> owner) {
   std::lock_guard<std::recursive_mutex> lock(traceMutex());
   size_t n = 0;
   for (const auto& [at, t] : traces()) {
-    if (at.second == owner) n += t.nodes.size();
+    if (!owner || at.second == *owner) n += t.nodes.size();
   }
   return n;
 }
 
-size_t pendingOps() {
-  std::lock_guard<std::recursive_mutex> lock(traceMutex());
-  size_t n = 0;
-  for (const auto& [at, t] : traces()) n += t.nodes.size();
-  return n;
-}
+}  // namespace
+
+size_t pendingOwnOps() { return countPending(currentTraceOwner().id); }
+
+size_t pendingOps() { return countPending(std::nullopt); }
 
 }  // namespace torchtpu::exec
