@@ -382,6 +382,44 @@ ERRORS: dict[str, Callable[[str], Any]] = {
     "log_normal_ std < 0": lambda d: torch.zeros(3, device=d).log_normal_(0.0, -1.0),
     "cauchy_ sigma < 0": lambda d: torch.zeros(3, device=d).cauchy_(0.0, -1.0),
     "random_ from >= to": lambda d: torch.zeros(3, device=d).random_(5, 2),
+    # From the 10,000-program fuzz run: dtypes the CPU kernels refuse, with
+    # shapes or values the stand-ins of every dim 1 missed.
+    "abs_ of bool (in-place, untagged)": lambda d: torch.ones(3, dtype=torch.bool, device=d).abs_(),
+    "topk of bool with k > 1": lambda d: torch.topk(
+        torch.ones(4, 1, dtype=torch.bool, device=d), 3, dim=0
+    ),
+    "kthvalue of bool with k > 1": lambda d: torch.kthvalue(
+        torch.ones(9, dtype=torch.bool, device=d), 7
+    ),
+    "addcdiv of integer tensors": lambda d: torch.addcdiv(
+        torch.ones(3, device=d),
+        torch.ones(3, dtype=torch.long, device=d),
+        torch.ones(3, dtype=torch.long, device=d),
+    ),
+    "var of bool out=": lambda d: torch.var(
+        torch.ones(2, dtype=torch.bool, device=d), -1, out=torch.zeros(0, device=d)
+    ),
+    "full_like of an int64 tensor with nan": lambda d: torch.full_like(
+        torch.ones(3, dtype=torch.long, device=d), float("nan")
+    ),
+    "fill_ of an int64 tensor with inf": lambda d: torch.ones(3, dtype=torch.long, device=d).fill_(
+        float("inf")
+    ),
+    "masked_fill of an int64 tensor with 1e30": lambda d: torch.ones(
+        3, dtype=torch.long, device=d
+    ).masked_fill(torch.ones(3, dtype=torch.bool, device=d), 1e30),
+    "fill_ of a uint8 tensor with 300": lambda d: torch.ones(3, dtype=torch.uint8, device=d).fill_(
+        300
+    ),
+    "copy_ into an empty tensor from an empty tensor of more dims": lambda d: torch.zeros(
+        0, 4, device=d
+    ).copy_(torch.zeros(3, 0, 4, device=d)),
+    "masked_fill_ with a mask that is its own element": lambda d: (
+        lambda x: x.masked_fill_(x.squeeze(), 0.5)
+    )(torch.ones(1, dtype=torch.bool, device=d)),
+    "frac_ of an expanded bool view (overlap first, then the dtype)": lambda d: (
+        torch.ones(1, dtype=torch.bool, device=d).expand(3).frac_()
+    ),
 }
 
 
@@ -491,6 +529,30 @@ LAYOUTS: dict[str, Callable[[str], Any]] = {
         .masked_fill(torch.ones(4, 3, 4, 1, dtype=torch.bool, device=d), 1.0)
     ),
     "size-1 dims of a permuted input": lambda d: torch.ones(1, 2, device=d).permute(1, 0) * -1.5,
+    # From the fuzzer: the CPU first copies an operand of another dtype to the
+    # computation dtype (an expanded one becomes contiguous), so it no longer
+    # decides the layout.
+    "expanded int64 times a transposed float": lambda d: (
+        torch.full((1, 1), 2, device=d).expand(4, 3) * _permuted(d)[0, :4, :3].t().t()
+    ),
+    "expanded int64 over a transposed float": lambda d: (
+        torch.full((1, 1), 2, device=d).expand(4, 3) / torch.ones(3, 4, device=d).t()
+    ),
+    "floor_divide of a transpose by a contiguous": lambda d: (
+        torch.ones(4, 4, device=d).t() // torch.full((4, 4), 3.0, device=d)
+    ),
+    "number ** transpose is contiguous": lambda d: 2 ** torch.ones(4, 3, device=d).t(),
+    "advanced indexing of a permuted tensor after None": lambda d: torch.ones(
+        4, 3, 3, device=d
+    ).permute(1, 2, 0)[
+        None, torch.tensor([0, 1, 2, 1], device=d), torch.tensor([1, 0, 2, 2], device=d)
+    ],
+    "mse_loss backward of transposes is contiguous": lambda d: torch.ops.aten.mse_loss_backward(
+        torch.ones(4, 5, device=d).t(),
+        torch.ones(4, 5, device=d).t(),
+        torch.zeros(4, 5, device=d).t(),
+        0,
+    ),
 }
 
 
@@ -527,3 +589,19 @@ def test_an_empty_out_view_may_grow_over_its_input(mode: str) -> None:
             torch.add(v1, 1.0, out=out)
         outs[d] = (out.shape, out.stride(), out.storage_offset())
     assert outs["cpu"] == outs["tpu"]
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int8, torch.uint8])
+def test_integer_pow_wraps_as_on_cpu(dtype: torch.dtype, mode: str) -> None:
+    """XLA's integer power reads the exponent's low 6 bits; the CPU's wraps over every bit
+    (found by the fuzzer: 3 ** (2 ** 40 + 3) in int64)."""
+    big = [2**40 + 3, 2**40 + 1, 70, 63, 2**33, 2**50, 2**50 + 1, 100, 5, 2]
+    base = [3, -3, 2, 5, 7, 1, -1, 0, 3, -4]
+    info = torch.iinfo(dtype)
+
+    def fn(d: str) -> torch.Tensor:
+        e = torch.tensor([min(v, info.max) for v in big], dtype=dtype, device=d)
+        b = torch.tensor([abs(v) if info.min == 0 else v for v in base], dtype=dtype, device=d)
+        return b**e
+
+    same_as_cpu(fn, mode)

@@ -63,9 +63,10 @@ const c10::Type* unwrapOptional(const c10::TypePtr& t) {
 struct OpInfo {
   // Checks that the schema address still is this operator.
   std::string baseName, overloadName;
-  std::string name;        // "aten::add.Tensor"
-  lower::OpTraits traits;  // declared with its lowering
-  bool lowered = false;    // a lowering was found (lowerings are never removed)
+  std::string name;          // "aten::add.Tensor"
+  lower::OpTraits traits;    // declared with its lowering
+  bool lowered = false;      // a lowering was found (lowerings are never removed)
+  bool valueChecks = false;  // checkCallValues has checks for it
 };
 
 const OpInfo& opInfo(const c10::FunctionSchema& schema) {
@@ -80,6 +81,7 @@ const OpInfo& opInfo(const c10::FunctionSchema& schema) {
     info.overloadName = schema.overload_name();
     info.name = opName(schema);
     info.lowered = false;
+    info.valueChecks = checksValuesPerCall(schema);
   }
   // Not cached while missing: custom kernels register lowerings at run time.
   if (!info.lowered) {
@@ -744,6 +746,9 @@ void cpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack, const 
                               why,
                               ") and the CPU fallback is off (torchtpu.set_cpu_fallback(True) or "
                               "TORCHTPU_CPU_FALLBACK=1 turns it on)");
+  const size_t nargs = op.schema().arguments().size();
+  checkFallbackWrites(op,
+                      c10::ArrayRef<c10::IValue>(stack->data() + (stack->size() - nargs), nargs));
   // Run first: an error here is the user's (bad shapes, ...), not a fallback
   // to warn about or count.
   at::native::cpu_fallback(op, stack);
@@ -981,9 +986,11 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const OpInfo& info = opInfo(schema);
   const std::string& name = info.name;
   if (!info.lowered) return cpuFallback(op, stack, name, "no lowering");
-  checkIndexPutZeroDimValue(
-      op, c10::ArrayRef<c10::IValue>(stack->data() + (stack->size() - schema.arguments().size()),
-                                     schema.arguments().size()));
+  if (info.valueChecks) {
+    checkCallValues(
+        op, c10::ArrayRef<c10::IValue>(stack->data() + (stack->size() - schema.arguments().size()),
+                                       schema.arguments().size()));
+  }
   expandMaskIndices(schema, stack);
   resolveLazyArguments(schema, stack);
   const size_t nargs = schema.arguments().size();

@@ -1,13 +1,16 @@
 #include "aten/call_contract.h"
 
+#include <ATen/Dispatch.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/native/TypeProperties.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/empty_strided.h>
 #include <ATen/ops/index.h>
+#include <ATen/ops/index_meta_dispatch.h>
 #include <ATen/ops/zeros.h>
 #include <c10/util/Exception.h>
 
@@ -651,26 +654,30 @@ bool isIntegralOrBool(const at::Tensor& t) {
   return at::isIntegralType(t.scalar_type(), /*includeBool=*/true);
 }
 
-// A CPU tensor of t's dtype and rank with every dim of size 1, or (`real`)
-// of t's own shape.
-at::Tensor cpuStandIn(const at::Tensor& t, bool real) {
+// A CPU tensor of ones with t's shape, or with t's rank and every dim of
+// size 1 (`small`), in t's dtype or in `asFloat`'s place float32 when t is
+// integral or bool.
+at::Tensor cpuStandIn(const at::Tensor& t, bool small, bool asFloat) {
   if (t.unsafeGetTensorImpl()->is_wrapped_number() || t.device().is_cpu()) return t;
-  if (real) return at::zeros(t.sizes(), t.options().device(c10::kCPU));
-  return at::zeros(std::vector<int64_t>(t.dim(), 1), t.options().device(c10::kCPU));
+  c10::TensorOptions options = t.options().device(c10::kCPU);
+  if (asFloat && isIntegralOrBool(t)) options = options.dtype(c10::kFloat);
+  if (!small) return at::ones(t.sizes(), options);
+  return at::ones(std::vector<int64_t>(t.dim(), 1), options);
 }
 
-c10::IValue cpuStandIn(const c10::IValue& v, bool real = false) {
-  if (v.isTensor()) return v.toTensor().defined() ? cpuStandIn(v.toTensor(), real) : v;
+c10::IValue cpuStandIn(const c10::IValue& v, bool small, bool asFloat) {
+  if (v.isTensor()) return v.toTensor().defined() ? cpuStandIn(v.toTensor(), small, asFloat) : v;
   if (v.isTensorList()) {
     c10::List<at::Tensor> out;
-    for (const at::Tensor& t : v.toTensorList()) out.push_back(cpuStandIn(t, real));
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(cpuStandIn(t, small, asFloat));
     return out;
   }
   if (v.isOptionalTensorList()) {
     c10::List<std::optional<at::Tensor>> out;
     for (const std::optional<at::Tensor>& t : v.toOptionalTensorList()) {
-      out.push_back(t.has_value() && t->defined() ? std::optional<at::Tensor>(cpuStandIn(*t, real))
-                                                  : t);
+      out.push_back(t.has_value() && t->defined()
+                        ? std::optional<at::Tensor>(cpuStandIn(*t, small, asFloat))
+                        : t);
     }
     return out;
   }
@@ -680,29 +687,55 @@ c10::IValue cpuStandIn(const c10::IValue& v, bool real = false) {
   return v;
 }
 
+// Whether the CPU kernel runs on stand-ins of the arguments (see cpuStandIn).
+bool runsOnCpu(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args, bool small,
+               bool asFloat) {
+  torch::jit::Stack stack;
+  for (const c10::IValue& v : args) stack.push_back(cpuStandIn(v, small, asFloat));
+  try {
+    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), &stack);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// Elementwise ops (TensorIterator ones on the CPU). In-place and out=
+// variants (abs_) carry no pointwise tag of their own.
+bool isPointwise(const c10::OperatorHandle& op) {
+  if (op.hasTag(at::Tag::pointwise)) return true;
+  const auto functional = functionalIndex().find(op.schema());
+  return functional && functional->hasTag(at::Tag::pointwise);
+}
+
+// The ops checkCpuImplementsDtypes asks the CPU about: elementwise ones and
+// these (whose index-like arguments, if any, stand-ins cannot break).
+bool asksCpuForDtypes(const c10::OperatorHandle& op) {
+  if (isPointwise(op)) return true;
+  return oneOf(
+      familyName(op.schema()),
+      {"topk",         "kthvalue",   "argmax",  "argmin",   "max",         "min",          "median",
+       "nanmedian",    "mode",       "sort",    "argsort",  "trace",       "cummax",       "cummin",
+       "logcumsumexp", "logsumexp",  "softmax", "_softmax", "log_softmax", "_log_softmax", "glu",
+       "hardshrink",   "softshrink", "var",     "std",      "var_mean",    "std_mean",     "mean",
+       "nanmean",      "prod",       "cumprod", "cumsum",   "sum",         "nansum",       "amax",
+       "amin",         "aminmax",    "renorm",  "dist",     "histc"});
+}
+
 // The CPU kernels do not implement every op for bool and integer data
-// ("abs_cpu" not implemented for 'Bool'), and meta kernels do not say so:
-// for a call with such tensors, run the CPU kernel once on stand-ins of the
-// same dtypes and ranks (every dim of size 1) and raise its
-// NotImplementedError. Other errors of the stand-ins mean nothing.
+// ("abs_cpu" not implemented for 'Bool', "topk does not support bool", "std
+// and var only support floating point", addcdiv's integer division), and
+// meta kernels do not say so. For a call with such tensors, run the CPU
+// kernel once (when the signature is learned) on stand-ins: ones of the
+// same dtypes and shapes (or of every dim 1 when the tensors are large).
+// Where that raises but the same call with float32 stand-ins does not, the
+// dtype is what the CPU refuses: its error is raised.
 void checkCpuImplementsDtypes(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
                               bool random) {
   const c10::FunctionSchema& schema = op.schema();
   if (random || !op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU)) return;
-  // Only where stand-ins are valid inputs: CPU kernels trust index-like
-  // arguments (embedding_bag's offsets, pooling's indices) and stand-ins of
-  // those could make them read out of bounds.
-  const std::string_view family = familyName(schema);
-  if (!op.hasTag(at::Tag::pointwise) &&
-      !oneOf(family,
-             {"topk",        "kthvalue",     "argmax",       "argmin",     "max",       "min",
-              "median",      "nanmedian",    "mode",         "sort",       "argsort",   "trace",
-              "cummax",      "cummin",       "logcumsumexp", "logsumexp",  "softmax",   "_softmax",
-              "log_softmax", "_log_softmax", "glu",          "hardshrink", "softshrink"})) {
-    return;
-  }
+  if (!asksCpuForDtypes(op)) return;
   bool integral = false;
-  bool empty = false;
   int64_t elements = 0;
   for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
     const c10::Argument& a = schema.arguments()[k];
@@ -711,28 +744,19 @@ void checkCpuImplementsDtypes(const c10::OperatorHandle& op, c10::ArrayRef<c10::
     if (unwrapOptional(a.real_type())->kind() == c10::TypeKind::GeneratorType) return;
     forEachTensor(args[k], [&](const at::Tensor& t, int) {
       integral = integral || (isIntegralOrBool(t) && !t.unsafeGetTensorImpl()->is_wrapped_number());
-      empty = empty || t.numel() == 0;
       elements += t.numel();
     });
   }
   if (!integral) return;
-  // With an empty tensor, some CPU kernels return before they look at the
-  // dtype and others do not (hypot of empty int64 raises): the stand-ins
-  // take the real shapes then, where that is cheap.
   static constexpr int64_t kRealShapeLimit = 1 << 16;
-  if (empty && elements > kRealShapeLimit) return;
-  torch::jit::Stack stack;
-  for (const c10::IValue& v : args) stack.push_back(cpuStandIn(v, empty));
+  const bool small = elements > kRealShapeLimit;
   const QuietWarnings quiet;
+  torch::jit::Stack stack;
+  for (const c10::IValue& v : args) stack.push_back(cpuStandIn(v, small, false));
   try {
     op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), &stack);
-  } catch (const c10::NotImplementedError& e) {
-    const std::string msg = e.what_without_backtrace();
-    if (msg.find("not implemented for") != std::string::npos) throw;
-  } catch (const c10::Error& e) {
-    // Kernels that refuse a dtype with a RuntimeError of their own.
-    const std::string msg = e.what_without_backtrace();
-    if (msg.find("does not support bool") != std::string::npos) throw;
+  } catch (const c10::Error&) {
+    if (runsOnCpu(op, args, small, /*asFloat=*/true)) throw;
   } catch (const std::exception&) {
   }
 }
@@ -771,16 +795,40 @@ bool keepsShape(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> ar
 
 namespace {
 
+// The dtype the CPU's TensorIterator computes an elementwise op in: the
+// promoted type of its tensor and number arguments, or the result's floating
+// type where the op promotes integers to floats (div, sqrt, copysign).
+c10::ScalarType computeType(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args,
+                            c10::ScalarType result) {
+  at::native::ResultTypeState state;
+  for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
+    if (writeKind(schema, k) != WriteKind::kNone) continue;
+    if (args[k].isTensor() && args[k].toTensor().defined()) {
+      state = at::native::update_result_type_state(args[k].toTensor(), state);
+    } else if (args[k].isScalar()) {
+      state = at::native::update_result_type_state(args[k].toScalar(), state);
+    }
+  }
+  const c10::ScalarType common = at::native::result_type(state);
+  const bool toFloat = (c10::isFloatingType(result) || c10::isComplexType(result)) &&
+                       !c10::isFloatingType(common) && !c10::isComplexType(common);
+  return toFloat ? result : common;
+}
+
 // The layout TensorIterator gives the output of an elementwise op over these
-// (meta) inputs, or an undefined tensor when it cannot be built.
-at::Tensor iteratorLayout(const std::vector<at::Tensor>& inputs) {
+// (meta) inputs, or an undefined tensor when it cannot be built. As on the
+// CPU, an input of another dtype than `common` is first copied to it
+// (Tensor.to keeps a dense layout and makes any other one contiguous), so an
+// expanded int64 operand of a float op no longer decides the layout.
+at::Tensor iteratorLayout(const std::vector<at::Tensor>& inputs, c10::ScalarType common) {
   try {
     at::TensorIteratorConfig config;
     config.add_owned_output(at::Tensor());
-    for (const at::Tensor& t : inputs) config.add_owned_const_input(t);
-    config.check_all_same_dtype(false)
-        .promote_inputs_to_common_dtype(true)
-        .enforce_safe_casting_to_output(false);
+    for (const at::Tensor& t : inputs) {
+      config.add_owned_const_input(
+          t.scalar_type() == common ? t : at::empty_like(t, t.options().dtype(common)));
+    }
+    config.check_all_same_dtype(false).enforce_safe_casting_to_output(false);
     return config.build().output();
   } catch (const std::exception&) {
     return at::Tensor();
@@ -806,9 +854,28 @@ void applyIteratorLayout(const c10::FunctionSchema& schema, c10::ArrayRef<c10::I
     if (t.defined() && t.dim() > 0) inputs.push_back(metaArgument(t).toTensor());
   }
   if (inputs.empty()) return;
-  const at::Tensor out = iteratorLayout(inputs);
+  const at::Tensor out = iteratorLayout(inputs, computeType(schema, args, m.scalar_type()));
   if (!out.defined() || out.sizes() != m.sizes() || out.strides() == m.strides()) return;
   results[0] = at::empty_strided(m.sizes(), out.strides(), m.options());
+}
+
+// aten::index.Tensor: PyTorch's meta kernel for it (a Python one) looks at
+// self's layout only; the CPU's TensorIterator also looks at the indices.
+// ATen's own structured meta function is the CPU's rule.
+void applyIndexLayout(c10::ArrayRef<c10::IValue> args, torch::jit::Stack& results) {
+  if (args.size() != 2 || !args[0].isTensor() || !args[1].isOptionalTensorList()) return;
+  if (results.size() != 1 || !results[0].isTensor()) return;
+  const at::Tensor& m = results[0].toTensor();
+  if (!m.defined() || m.dim() < 2 || m.numel() < 2) return;
+  try {
+    const at::Tensor self = metaArgument(args[0]).toTensor();
+    const auto indices = metaArgument(args[1]).toOptionalTensorList();
+    const at::Tensor out = at::meta::index(self, indices);
+    if (out.sizes() != m.sizes() || out.strides() == m.strides()) return;
+    results[0] = at::empty_strided(m.sizes(), out.strides(), m.options());
+  } catch (const std::exception&) {
+    // Boolean indices need their values (nonzero); the meta result stands.
+  }
 }
 
 }  // namespace
@@ -816,11 +883,16 @@ void applyIteratorLayout(const c10::FunctionSchema& schema, c10::ArrayRef<c10::I
 void applyCpuLayouts(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
                      torch::jit::Stack& results) {
   const c10::FunctionSchema& schema = op.schema();
-  if (op.hasTag(at::Tag::pointwise)) {
+  // floor_divide is a TensorIterator op on the CPU without the pointwise tag.
+  if (op.hasTag(at::Tag::pointwise) || familyName(schema) == "floor_divide") {
     applyIteratorLayout(schema, args, results);
     return;
   }
   const std::string_view family = familyName(schema);
+  if (schema.name() == "aten::index" && schema.overload_name() == "Tensor") {
+    applyIndexLayout(args, results);
+    return;
+  }
   // Ops whose CPU kernels start from self.clone(): the result keeps self's
   // strides (size-1 dims included).
   if (oneOf(family, {"index_put", "_unsafe_index_put", "index_fill", "put"})) {
@@ -921,7 +993,11 @@ void checkReadOverlap(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> 
   for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
     if (writeKind(schema, k) != WriteKind::kNone) continue;
     forEachTensor(args[k], [&](const at::Tensor& read, int) {
-      if (read.dim() == 0 && readsZeroDimAsNumber(family)) return;
+      // (Only the value: masked_fill's 0-d mask is not read as a number.)
+      if (read.dim() == 0 && readsZeroDimAsNumber(family) &&
+          schema.arguments()[k].name() == "value") {
+        return;
+      }
       for (const Written& w : written) checkOverlap(*w.tensor, read, anyOverlap);
     });
   }
@@ -943,9 +1019,29 @@ void checkMemoryAndKernel(const c10::OperatorHandle& op, c10::ArrayRef<c10::IVal
   checkCpuImplementsDtypes(op, args, random);
 }
 
-void checkIndexPutZeroDimValue(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
-  const c10::FunctionSchema& schema = op.schema();
-  if (!isIndexPut(familyName(schema))) return;
+namespace {
+
+// Ops that write a number into a tensor: the CPU's kernels convert it to the
+// tensor's dtype with Scalar::to, which refuses a value that does not fit
+// (torch.full_like(int_tensor, nan), x_int.masked_fill(m, 1e30)).
+bool fillsWithNumber(std::string_view family) {
+  return oneOf(family, {"fill", "masked_fill", "index_fill", "scatter"});
+}
+
+void checkFillValue(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args) {
+  const at::Tensor* self = tensorArg(schema, args, "self");
+  const auto k = schema.argumentIndexWithName("value");
+  if (self == nullptr || !k || static_cast<size_t>(*k) >= args.size() || !args[*k].isScalar()) {
+    return;
+  }
+  const c10::Scalar value = args[*k].toScalar();
+  if (!value.isFloatingPoint() && !value.isComplex() && !value.isIntegral(false)) return;
+  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(c10::kBool, c10::kHalf, c10::kBFloat16,
+                                         self->scalar_type(), "fill",
+                                         [&] { (void)value.to<scalar_t>(); });
+}
+
+void checkIndexPutZeroDimValue(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args) {
   const at::Tensor* self = tensorArg(schema, args, "self");
   const at::Tensor* values = tensorArg(schema, args, "values");
   if (self == nullptr || values == nullptr || values->dim() != 0) return;
@@ -957,9 +1053,36 @@ void checkIndexPutZeroDimValue(const c10::OperatorHandle& op, c10::ArrayRef<c10:
               " for the source.");
 }
 
+}  // namespace
+
+void checkFallbackWrites(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
+  if (!isPointwise(op)) return;
+  const c10::FunctionSchema& schema = op.schema();
+  if (allowsOverlappingWrites(familyName(schema), schema.overload_name())) return;
+  std::vector<at::Tensor> keep;
+  for (const Written& w : writtenTensors(schema, args, keep)) checkInternalOverlap(*w.tensor);
+}
+
+bool checksValuesPerCall(const c10::FunctionSchema& schema) {
+  const std::string_view family = familyName(schema);
+  return isIndexPut(family) || fillsWithNumber(family);
+}
+
+void checkCallValues(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
+  const c10::FunctionSchema& schema = op.schema();
+  const std::string_view family = familyName(schema);
+  if (isIndexPut(family)) checkIndexPutZeroDimValue(schema, args);
+  if (fillsWithNumber(family)) checkFillValue(schema, args);
+}
+
 bool cpuResultIsContiguous(const c10::FunctionSchema& schema) {
-  // masked_fill clones its (expanded) input contiguous, then fills it.
-  return familyName(schema) == "masked_fill";
+  // masked_fill clones its (expanded) input contiguous, then fills it; the
+  // loss backwards start from zeros_like(input, contiguous); pow(number,
+  // tensor) allocates its result contiguous before its TensorIterator.
+  const std::string_view family = familyName(schema);
+  if (family == "pow") return schema.overload_name() == "Scalar";
+  return oneOf(family, {"masked_fill", "huber_loss_backward", "smooth_l1_loss_backward",
+                        "mse_loss_backward"});
 }
 
 void checkRefusedOverlap(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {

@@ -98,10 +98,21 @@ bool cpuResultIsContiguous(const c10::FunctionSchema& schema);
 // out= arguments were just resized (a view that grew keeps sharing its
 // storage, as on the CPU, where torch.cat([a, b], out=b) resizes b, then
 // raises).
-// index_put_ of a 0-d value of another dtype than self's: the CPU converts
-// it only where a single boolean mask makes the call a masked_fill_; with
-// integer indices it raises. Checked before masks become index tensors.
-void checkIndexPutZeroDimValue(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
+// Before an elementwise op runs on the CPU through the fallback (which copies
+// an expanded view into a dense one): its TensorIterator's refusal to write
+// through a self-overlapping view, as on the CPU.
+void checkFallbackWrites(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
+
+// Whether checkCallValues has anything to check for calls of this op.
+bool checksValuesPerCall(const c10::FunctionSchema& schema);
+
+// The checks of values that change from call to call (not part of the call's
+// signature): index_put_ of a 0-d value of another dtype than self's (the CPU
+// converts it only where a single boolean mask makes the call a
+// masked_fill_; with integer indices it raises; checked before masks become
+// index tensors), and numbers written into a tensor whose dtype cannot hold
+// them (fill_, masked_fill, index_fill, scatter).
+void checkCallValues(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
 
 void checkRefusedOverlap(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
 

@@ -123,7 +123,11 @@ void uploadWhole(const at::Tensor& dst, const at::Tensor& src) {
 
 at::Tensor copyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
   // `self` is the source.
-  if (self.numel() == 0 || dst.numel() == 0) return dst;
+  if (self.numel() == 0 || dst.numel() == 0) {
+    // Nothing to copy, but the shapes must still fit, as on the CPU.
+    if (isTpu(dst)) checkCopy(dst, self);
+    return dst;
+  }
   if (isTpu(dst)) checkCopy(dst, self);
   const bool lazyBits = self.is_conj() || self.is_neg();
   if (isTpu(self) && !isTpu(dst)) {

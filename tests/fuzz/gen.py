@@ -231,10 +231,16 @@ class Gen:
         name = self.name("x")
         inp = Input(name, expr)
         exec_line(inp.line, self.ns)
-        if not self.t(name).is_contiguous():
+        t = self.t(name)
+        if not t.is_contiguous():
             # .to(dev) is a no-op on the CPU but a (contiguous) copy elsewhere: inputs are
             # contiguous, non-contiguous operands are views the program makes on the device.
             inp.expr += ".contiguous()"
+            exec_line(inp.line, self.ns)
+        elif t.storage_offset() or t.untyped_storage().nbytes() != t.numel() * t.element_size():
+            # A view of a larger storage (x.narrow(...)): the copy elsewhere has only its
+            # elements, so as_strided over the rest would differ. Inputs own their storage.
+            inp.expr += ".clone()"
             exec_line(inp.line, self.ns)
         self.prog.inputs.append(inp)
         return name

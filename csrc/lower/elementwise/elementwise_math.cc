@@ -220,6 +220,41 @@ Value fmod(Function& fn, Value a, Value b) {
   return fn.binary(BinaryOp::kRemainder, a, b);
 }
 
+namespace {
+
+// Integer a ** b with the CPU's wraparound for exponents of 64 and more, where
+// XLA's integer power looks at the exponent's low 6 bits only: square and
+// multiply over every bit (a loop that runs only when such an exponent is
+// present). Exponents below 64 keep XLA's power.
+Value wideIntegerPow(Function& fn, Value a, Value b, Value r) {
+  const ElementType t = a.dtype();
+  const int bits = static_cast<int>(runtime::elementByteSize(t)) * 8;
+  if (bits <= 6) return r;
+  std::vector<int64_t> all;
+  for (int64_t d = 0; d < b.rank(); ++d) all.push_back(d);
+  Value large = cmpK(fn, b, 64, Dir::kGe);
+  Value anyLarge = fn.reduce(large, fn.constantInt(0, ElementType::kPred), all, BinaryOp::kOr);
+  const std::vector<int64_t> dims = a.dims();
+  std::vector<Value> out = fn.whileLoop(
+      {fn.constantInt(0, t), splat(fn, 1, a), a},
+      [&](Function& f, const std::vector<Value>& s) {
+        Value more = f.compare(s[0], f.constantInt(bits - 1, t), Dir::kLt);
+        return std::vector<Value>{f.binary(BinaryOp::kAnd, more, anyLarge)};
+      },
+      [&](Function& f, const std::vector<Value>& s) {
+        Value i = f.broadcastInDim(s[0], dims, {});
+        Value bit =
+            f.binary(BinaryOp::kAnd, f.binary(BinaryOp::kShiftRightLogical, b, i), splat(f, 1, b));
+        Value set = f.compare(bit, splat(f, 0, bit), Dir::kNe);
+        return std::vector<Value>{f.add(s[0], f.constantInt(1, t)),
+                                  f.select(set, f.multiply(s[1], s[2]), s[1]),
+                                  f.multiply(s[2], s[2])};
+      });
+  return fn.select(large, out[1], r);
+}
+
+}  // namespace
+
 Value pow(Function& fn, Value a, Value b) {
   const ElementType t = a.dtype();
   if (t == ElementType::kPred) {
@@ -227,7 +262,9 @@ Value pow(Function& fn, Value a, Value b) {
     return fn.select(b, a, fn.constantInt(1, ElementType::kPred, a.dims()));
   }
   Value r = fn.binary(BinaryOp::kPower, a, b);
-  if (isFloat(t) || runtime::isUnsigned(t)) return r;
+  if (isFloat(t)) return r;
+  if (a.dims() == b.dims()) r = wideIntegerPow(fn, a, b, r);
+  if (runtime::isUnsigned(t)) return r;
   // PyTorch's powi for negative exponents: 1 ** -n == 1, (-1) ** -n == +-1, else 0.
   Value odd = cmpK(fn, fn.binary(BinaryOp::kRemainder, b, splat(fn, 2, b)), 0, Dir::kNe);
   Value minusOne = fn.select(odd, splat(fn, -1, a), splat(fn, 1, a));
