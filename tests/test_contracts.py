@@ -605,3 +605,89 @@ def test_integer_pow_wraps_as_on_cpu(dtype: torch.dtype, mode: str) -> None:
         return b**e
 
     same_as_cpu(fn, mode)
+
+
+MIXED_DTYPE_PRODUCTS: dict[str, Callable[[str], Any]] = {
+    "mm": lambda d: torch.mm(
+        torch.ones(2, 2, dtype=torch.bfloat16, device=d),
+        torch.ones(2, 2, dtype=torch.long, device=d),
+    ),
+    "mv of bool": lambda d: torch.mv(
+        torch.ones(2, 2, device=d), torch.ones(2, dtype=torch.bool, device=d)
+    ),
+    "addmm": lambda d: torch.addmm(
+        torch.ones(2, 2, dtype=torch.long, device=d),
+        torch.ones(2, 2, device=d),
+        torch.ones(2, 2, device=d),
+    ),
+    "bmm": lambda d: torch.bmm(
+        torch.ones(1, 2, 2, device=d), torch.ones(1, 2, 2, dtype=torch.bfloat16, device=d)
+    ),
+    "linear": lambda d: F.linear(
+        torch.ones(2, 2, device=d), torch.ones(2, 2, dtype=torch.bfloat16, device=d)
+    ),
+    "dot": lambda d: torch.dot(torch.ones(2, device=d), torch.ones(2, dtype=torch.long, device=d)),
+    "baddbmm": lambda d: torch.baddbmm(
+        torch.ones(1, 2, 2, dtype=torch.long, device=d),
+        torch.ones(1, 2, 2, device=d),
+        torch.ones(1, 2, 2, device=d),
+    ),
+    "index_add": lambda d: torch.zeros(3, device=d).index_add(
+        0, torch.tensor([0], device=d), torch.ones(1, dtype=torch.bfloat16, device=d)
+    ),
+    "large mm (stand-ins of every dim 1)": lambda d: torch.mm(
+        torch.ones(300, 300, dtype=torch.bfloat16, device=d), torch.ones(300, 300, device=d)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(MIXED_DTYPE_PRODUCTS))
+def test_dtype_refusals_carry_the_cpu_message(name: str) -> None:
+    """The CPU kernel's own error, type and message (found by the fuzzer: compiled
+    programs compare errors by message)."""
+    fn = MIXED_DTYPE_PRODUCTS[name]
+    with pytest.raises(RuntimeError) as cpu:
+        fn("cpu")
+    with pytest.raises(RuntimeError) as tpu:
+        fn("tpu")
+    assert str(tpu.value).splitlines()[0] == str(cpu.value).splitlines()[0]
+
+
+def test_operands_of_another_dtype_are_rounded_to_the_common_dtype(mode: str) -> None:
+    """As the CPU's TensorIterator, a float32 0-d tensor or a Python number with a
+    bfloat16 tensor is rounded to bfloat16 before the computation (found by the
+    fuzzer: fmod amplifies the difference)."""
+
+    def fn(d: str) -> list[torch.Tensor]:
+        x = torch.tensor([3.0, 5.0, -7.0], dtype=torch.bfloat16, device=d)
+        return [
+            torch.fmod(x, 2.99),
+            torch.fmod(x, torch.tensor(2.99, device=d)),
+            torch.remainder(x, 1.01),
+            x * 1.001 - x,
+        ]
+
+    same_as_cpu(fn, mode)
+
+
+def test_a_graph_whose_tracing_raises_raises_when_called() -> None:
+    """An in-place op on a smaller target under torch.compile raises the eager CPU's
+    RuntimeError when the graph is called (found by the fuzzer; PyTorch's own
+    aot_eager wraps it in BackendCompilerFailed, also a RuntimeError)."""
+
+    def fn(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return x.fmod_(y)
+
+    with pytest.raises(RuntimeError) as cpu:
+        fn(torch.ones(1, 4), torch.full((3, 4), 2.0))
+    torch._dynamo.reset()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(RuntimeError) as tpu:
+                torch.compile(fn, backend="tpu")(
+                    torch.ones(1, 4, device="tpu"), torch.full((3, 4), 2.0, device="tpu")
+                )
+    finally:
+        torch._dynamo.reset()
+    assert str(tpu.value).splitlines()[0] == str(cpu.value).splitlines()[0]

@@ -11,7 +11,9 @@ compiles one program per concrete shape signature the same way.
 
 A graph that cannot be captured as one program (it reads a value on the host,
 or uses an op that falls back to the CPU) runs op by op in the current mode,
-with a warning; ``torchtpu.metrics`` counts it (``graph_eager_runs``).
+with a warning; ``torchtpu.metrics`` counts it (``graph_eager_runs``). So does a
+graph whose tracing raises a user error (an in-place op on a smaller target):
+its op raises that error when the graph is called, as on the CPU.
 """
 
 from __future__ import annotations
@@ -198,4 +200,23 @@ def compile_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], **k
             decompositions=_decompositions(),
             keep_inference_input_mutations=True,
         )
-    return _backend(gm, example_inputs)
+    try:
+        return _backend(gm, example_inputs)
+    except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as e:
+        # AOTAutograd's tracing ran PyTorch's own checks over the graph and one
+        # refused the user's program (x[:1].fmod_(y) of a larger y). Eager runs
+        # the graph's ops one by one, and the op raises its error, of its own
+        # type, when the graph is called, as torch.compile does on the CPU.
+        if type(e).__module__ != "builtins":
+            raise
+        warnings.warn(
+            f"torchtpu: a compiled graph runs op by op (tracing it raised {type(e).__name__}: "
+            f"{str(e).splitlines()[0] if str(e) else ''})",
+            stacklevel=2,
+        )
+
+        def run_eagerly(*args: Any) -> Any:
+            _C._count_graph_eager_run()
+            return gm.forward(*args)
+
+        return run_eagerly

@@ -10,6 +10,7 @@
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/empty_strided.h>
 #include <ATen/ops/index.h>
+#include <ATen/ops/ones_like.h>
 #include <ATen/ops/index_meta_dispatch.h>
 #include <ATen/ops/zeros.h>
 #include <c10/util/Exception.h>
@@ -654,29 +655,39 @@ bool isIntegralOrBool(const at::Tensor& t) {
   return at::isIntegralType(t.scalar_type(), /*includeBool=*/true);
 }
 
+// Which tensors a CPU stand-in gives the float32 dtype instead of their own.
+enum class Recast { kNone, kIntegral, kAll };
+
 // A CPU tensor of ones with t's shape, or with t's rank and every dim of
-// size 1 (`small`), in t's dtype or in `asFloat`'s place float32 when t is
-// integral or bool.
-at::Tensor cpuStandIn(const at::Tensor& t, bool small, bool asFloat) {
-  if (t.unsafeGetTensorImpl()->is_wrapped_number() || t.device().is_cpu()) return t;
+// size 1 (`small`), in t's dtype or (see Recast) in float32.
+at::Tensor cpuStandIn(const at::Tensor& t, bool small, Recast recast) {
+  if (t.unsafeGetTensorImpl()->is_wrapped_number()) {
+    // A Python number: 1 of its kind, so that its value (x % 0) raises nothing.
+    at::Tensor one = at::ones_like(t);
+    one.unsafeGetTensorImpl()->set_wrapped_number(true);
+    return one;
+  }
+  if (t.device().is_cpu()) return t;
   c10::TensorOptions options = t.options().device(c10::kCPU);
-  if (asFloat && isIntegralOrBool(t)) options = options.dtype(c10::kFloat);
+  if (recast == Recast::kAll || (recast == Recast::kIntegral && isIntegralOrBool(t))) {
+    options = options.dtype(c10::kFloat);
+  }
   if (!small) return at::ones(t.sizes(), options);
   return at::ones(std::vector<int64_t>(t.dim(), 1), options);
 }
 
-c10::IValue cpuStandIn(const c10::IValue& v, bool small, bool asFloat) {
-  if (v.isTensor()) return v.toTensor().defined() ? cpuStandIn(v.toTensor(), small, asFloat) : v;
+c10::IValue cpuStandIn(const c10::IValue& v, bool small, Recast recast) {
+  if (v.isTensor()) return v.toTensor().defined() ? cpuStandIn(v.toTensor(), small, recast) : v;
   if (v.isTensorList()) {
     c10::List<at::Tensor> out;
-    for (const at::Tensor& t : v.toTensorList()) out.push_back(cpuStandIn(t, small, asFloat));
+    for (const at::Tensor& t : v.toTensorList()) out.push_back(cpuStandIn(t, small, recast));
     return out;
   }
   if (v.isOptionalTensorList()) {
     c10::List<std::optional<at::Tensor>> out;
     for (const std::optional<at::Tensor>& t : v.toOptionalTensorList()) {
       out.push_back(t.has_value() && t->defined()
-                        ? std::optional<at::Tensor>(cpuStandIn(*t, small, asFloat))
+                        ? std::optional<at::Tensor>(cpuStandIn(*t, small, recast))
                         : t);
     }
     return out;
@@ -687,16 +698,53 @@ c10::IValue cpuStandIn(const c10::IValue& v, bool small, bool asFloat) {
   return v;
 }
 
-// Whether the CPU kernel runs on stand-ins of the arguments (see cpuStandIn).
-bool runsOnCpu(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args, bool small,
-               bool asFloat) {
+// Runs the CPU kernel on stand-ins of the arguments (argument k recast as
+// recast[k]); throws its error.
+void runOnCpu(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args, bool small,
+              const std::vector<Recast>& recast) {
+  const c10::FunctionSchema& schema = op.schema();
   torch::jit::Stack stack;
-  for (const c10::IValue& v : args) stack.push_back(cpuStandIn(v, small, asFloat));
+  for (size_t k = 0; k < args.size(); ++k) {
+    const bool number = k < schema.arguments().size() &&
+                        unwrapOptional(schema.arguments()[k].real_type())->kind() ==
+                            c10::TypeKind::NumberType;
+    // A number argument: 1 of its kind, so that its value (x % 0) raises nothing.
+    if (number && args[k].isDouble()) {
+      stack.emplace_back(1.0);
+    } else if (number && args[k].isInt()) {
+      stack.emplace_back(int64_t{1});
+    } else {
+      stack.push_back(cpuStandIn(args[k], small, k < recast.size() ? recast[k] : Recast::kNone));
+    }
+  }
+  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), &stack);
+}
+
+// Raises the error the CPU kernel raises for these arguments' dtypes, if any:
+// where it raises on stand-ins (ones of the real shapes, or of every dim 1
+// when the tensors are large) but not once the `recast` tensors are float32,
+// the dtypes are what it refuses, and its own error (type and message) is
+// raised.
+void raiseCpuDtypeRefusal(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
+                          const std::vector<Recast>& recast) {
+  if (!op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU)) return;
+  int64_t elements = 0;
+  for (const c10::IValue& v : args) {
+    forEachTensor(v, [&](const at::Tensor& t, int) { elements += t.numel(); });
+  }
+  static constexpr int64_t kRealShapeLimit = 1 << 16;
+  const bool small = elements > kRealShapeLimit;
+  const QuietWarnings quiet;
   try {
-    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), &stack);
-    return true;
+    runOnCpu(op, args, small, {});
+  } catch (const c10::Error&) {
+    try {
+      runOnCpu(op, args, small, recast);
+    } catch (const std::exception&) {
+      return;  // another error: the stand-ins' own
+    }
+    throw;
   } catch (const std::exception&) {
-    return false;
   }
 }
 
@@ -725,18 +773,14 @@ bool asksCpuForDtypes(const c10::OperatorHandle& op) {
 // The CPU kernels do not implement every op for bool and integer data
 // ("abs_cpu" not implemented for 'Bool', "topk does not support bool", "std
 // and var only support floating point", addcdiv's integer division), and
-// meta kernels do not say so. For a call with such tensors, run the CPU
-// kernel once (when the signature is learned) on stand-ins: ones of the
-// same dtypes and shapes (or of every dim 1 when the tensors are large).
-// Where that raises but the same call with float32 stand-ins does not, the
-// dtype is what the CPU refuses: its error is raised.
+// meta kernels do not say so. For a call with such tensors (checked once,
+// when its signature is learned), the CPU kernel is asked, with integer and
+// bool tensors recast to float32 for the comparison.
 void checkCpuImplementsDtypes(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
                               bool random) {
   const c10::FunctionSchema& schema = op.schema();
-  if (random || !op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU)) return;
-  if (!asksCpuForDtypes(op)) return;
+  if (random || !asksCpuForDtypes(op)) return;
   bool integral = false;
-  int64_t elements = 0;
   for (size_t k = 0; k < schema.arguments().size() && k < args.size(); ++k) {
     const c10::Argument& a = schema.arguments()[k];
     // Sizes given as numbers would make the stand-ins' results large.
@@ -744,20 +788,27 @@ void checkCpuImplementsDtypes(const c10::OperatorHandle& op, c10::ArrayRef<c10::
     if (unwrapOptional(a.real_type())->kind() == c10::TypeKind::GeneratorType) return;
     forEachTensor(args[k], [&](const at::Tensor& t, int) {
       integral = integral || (isIntegralOrBool(t) && !t.unsafeGetTensorImpl()->is_wrapped_number());
-      elements += t.numel();
     });
   }
-  if (!integral) return;
-  static constexpr int64_t kRealShapeLimit = 1 << 16;
-  const bool small = elements > kRealShapeLimit;
-  const QuietWarnings quiet;
-  torch::jit::Stack stack;
-  for (const c10::IValue& v : args) stack.push_back(cpuStandIn(v, small, false));
+  if (integral) raiseCpuDtypeRefusal(op, args, std::vector<Recast>(args.size(), Recast::kIntegral));
+}
+
+// The same-dtype rules (checkSameDtype) with the CPU's own error where its
+// kernel can say it: the arguments the rule names, recast to float32, make
+// the comparison.
+void checkSameDtypeAsCpu(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
+                         std::string_view family) {
+  const c10::FunctionSchema& schema = op.schema();
   try {
-    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), &stack);
+    checkSameDtype(schema, args, family);
   } catch (const c10::Error&) {
-    if (runsOnCpu(op, args, small, /*asFloat=*/true)) throw;
-  } catch (const std::exception&) {
+    std::vector<Recast> recast(args.size(), Recast::kNone);
+    for (std::string_view name : sameDtypeRule(family)->args) {
+      const auto k = schema.argumentIndexWithName(name);
+      if (k && static_cast<size_t>(*k) < recast.size()) recast[*k] = Recast::kAll;
+    }
+    raiseCpuDtypeRefusal(op, args, recast);
+    throw;
   }
 }
 
@@ -956,7 +1007,7 @@ std::vector<Written> writtenTensors(const c10::FunctionSchema& schema,
 void checkCall(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
   const c10::FunctionSchema& schema = op.schema();
   const std::string_view family = familyName(schema);
-  checkSameDtype(schema, args, family);
+  checkSameDtypeAsCpu(op, args, family);
   checkBoolArithmetic(schema, args, family);
   checkRandomArguments(schema, args, family);
   checkIndexSelect(schema, args, family);

@@ -28,6 +28,10 @@ CASES = [
     ("index_put_accumulate", lambda x, i: x.index_put_((i,), TT(1.0), accumulate=True), (TT([5]),)),
     ("index_select", lambda x, i: x.index_select(0, i), (TT([5]),)),
     ("index_select_negative", lambda x, i: x.index_select(0, i), (TT([-1]),)),
+    # The CPU kernel's other check (found by the fuzzer): along dim 1, or of an
+    # empty tensor, a RuntimeError that names the index.
+    ("index_select_dim1", lambda x, i: x.index_select(1, i), (TT([4]),)),
+    ("index_select_empty", lambda x, i: x[:, :0].index_select(0, i), (TT([4]),)),
     ("gather", lambda x, i: x.gather(0, i), (TT([[5, 0]]),)),
     ("gather_negative", lambda x, i: x.gather(0, i), (TT([[-1, 0]]),)),
     ("gather_dim1", lambda x, i: x.gather(1, i), (TT([[0, 2]]),)),

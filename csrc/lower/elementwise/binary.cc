@@ -31,8 +31,9 @@ std::vector<Value> applyBinary(LowerCtx& c, const char* lhs, const char* rhs, Pr
 // fmod): an integer divisor of 0 raises ZeroDivisionError on the CPU (a
 // device-side check here; the device itself gives XLA's value).
 template <typename Kernel>
-std::vector<Value> applyDivision(LowerCtx& c, Kernel kernel) {
-  ew::Prepared p = ew::prepare(c.fn, {operand(c, "self"), operand(c, "other")}, Promote::kNone);
+std::vector<Value> applyDivision(LowerCtx& c, Kernel kernel, bool roundDivisor = true) {
+  ew::Prepared p = ew::prepare(c.fn, {operand(c, "self"), operand(c, "other")}, Promote::kNone,
+                               /*opmath=*/true, roundDivisor);
   if (runtime::isInteger(p.compute)) {
     Value b = p.values[1];
     checkNone(
@@ -81,8 +82,9 @@ std::vector<Value> lowerDiv(LowerCtx& c) {
     return {ew::binary(c.fn, Binary::kDiv, operand(c, "self"), operand(c, "other"))};
   }
   const std::string mode = c.str("rounding_mode");
-  if (mode == "trunc") return applyDivision(c, ew::truncDiv);
-  if (mode == "floor") return applyDivision(c, ew::floorDiv);
+  // The CPU's rounding divisions read a number divisor at full precision.
+  if (mode == "trunc") return applyDivision(c, ew::truncDiv, false);
+  if (mode == "floor") return applyDivision(c, ew::floorDiv, false);
   c.fail("unknown rounding_mode '" + mode + "'");
 }
 const Registrar kDiv({"aten::div.Tensor", "aten::div.Scalar", "aten::div.Tensor_mode",
@@ -94,7 +96,7 @@ const Registrar kDiv({"aten::div.Tensor", "aten::div.Scalar", "aten::div.Tensor_
 const Registrar kFloorDivide({"aten::floor_divide", "aten::floor_divide.Scalar",
                               "aten::floor_divide.out", "aten::floor_divide.Scalar_out",
                               "aten::floor_divide_.Tensor", "aten::floor_divide_.Scalar"},
-                             [](LowerCtx& c) { return applyDivision(c, ew::floorDiv); });
+                             [](LowerCtx& c) { return applyDivision(c, ew::floorDiv, false); });
 
 // remainder: Python's modulo (result has the divisor's sign).
 const Registrar kRemainder({"aten::remainder.Tensor", "aten::remainder.Scalar",

@@ -80,7 +80,8 @@ Value erfcLarge(Function& fn, Value a) {
 
 bool isFloat(ElementType t) { return runtime::isFloating(t) && !runtime::isComplex(t); }
 
-Prepared prepare(Function& fn, const std::vector<Operand>& operands, Promote promote, bool opmath) {
+Prepared prepare(Function& fn, const std::vector<Operand>& operands, Promote promote, bool opmath,
+                 bool roundSecond) {
   Prepared p;
   std::vector<std::vector<int64_t>> shapes;
   for (const Operand& o : operands) {
@@ -93,7 +94,15 @@ Prepared prepare(Function& fn, const std::vector<Operand>& operands, Promote pro
   if (promote == Promote::kIntToFloat && !isFloat(p.common)) p.common = ElementType::kF32;
   p.compute = opmath ? accType(p.common) : p.common;
   p.dims = broadcastShapes(shapes);
-  for (const Operand& o : operands) p.values.push_back(fit(fn, o.value, p.compute, p.dims));
+  for (size_t k = 0; k < operands.size(); ++k) {
+    // As on the CPU, an operand of another dtype (a float32 0-d tensor or a
+    // Python number with bfloat16 tensors) is first rounded to the common
+    // dtype, then widened for the computation.
+    Value v = operands[k].value;
+    const bool round = k != 1 || roundSecond;
+    if (round && v.dtype() != p.common && p.compute != p.common) v = fn.convert(v, p.common);
+    p.values.push_back(fit(fn, v, p.compute, p.dims));
+  }
   return p;
 }
 
@@ -454,7 +463,10 @@ Value binary(Function& fn, Binary op, const Operand& a, const Operand& b,
                 (alpha && runtime::isComplex(alpha->dtype())))) {
     return complexArith(fn, op, a, b, alpha);
   }
-  Prepared p = prepare(fn, {a, b}, op == Binary::kDiv ? Promote::kIntToFloat : Promote::kNone);
+  const bool roundSecond =
+      !(op == Binary::kMul || op == Binary::kDiv || (op == Binary::kPow && b.isScalar));
+  Prepared p = prepare(fn, {a, b}, op == Binary::kDiv ? Promote::kIntToFloat : Promote::kNone,
+                       /*opmath=*/true, roundSecond);
   Value x = p.values[0], y = p.values[1];
   const bool isBool = p.compute == ElementType::kPred;
   if (alpha && (op == Binary::kAdd || op == Binary::kSub)) {

@@ -30,9 +30,12 @@ struct Prepared {
 };
 // Promotes (PyTorch result_type), broadcasts and casts the operands. Throws
 // LoweringError for complex operands (not lowered).
-// With opmath = false the operands compute in the common type itself.
+// With opmath = false the operands compute in the common type itself. As on
+// the CPU, an operand of another dtype is first rounded to the common dtype;
+// with roundSecond = false the second is not (the CPU's mul, div and pow of
+// bfloat16 by a number read the number at full precision).
 Prepared prepare(Function& fn, const std::vector<Operand>& operands,
-                 Promote promote = Promote::kNone, bool opmath = true);
+                 Promote promote = Promote::kNone, bool opmath = true, bool roundSecond = true);
 
 // A tensor-or-scalar argument by schema name: a Scalar argument becomes a
 // Python-number operand, a Tensor argument a tensor operand.

@@ -81,15 +81,23 @@ Value atLeast1d(Function& fn, Value v) { return v.rank() == 0 ? fn.reshape(v, {1
 
 std::vector<Value> lowerIndexSelect(LowerCtx& c) {
   Function& fn = c.fn;
+  const bool multiDim = c.tensor("self").rank() > 1;
   Value self = atLeast1d(fn, c.tensor("self"));
   Value index = toIndex(fn, c, c.tensor("index"));
   const int64_t r = self.rank();
   const int64_t dim = normDim(c.i("dim"), r);
   const int64_t n = index.t().numElements();
-  if (n == 0 || self.t().numElements() == 0) {
-    return {constantLike(fn, 0, self.dtype(), c.result().dims)};
+  const int64_t axis = self.dims()[dim];
+  const bool empty = self.t().numElements() == 0;
+  // The CPU kernel's bounds checks: for a tensor of two or more dims that is
+  // empty, or along dim 1, a RuntimeError with the index; else IndexError.
+  if (multiDim && (empty || dim == 1)) {
+    checkIndexRange(c, index, 0, axis, Error::kRuntime,
+                    "INDICES element is out of DATA bounds, id={} axis_dim=" + std::to_string(axis));
+  } else {
+    checkIndexRange(c, index, 0, axis, Error::kIndex, "index out of range in self");
   }
-  checkIndexRange(c, index, 0, self.dims()[dim], Error::kIndex, "index out of range in self");
+  if (n == 0 || empty) return {constantLike(fn, 0, self.dtype(), c.result().dims)};
   index = fn.reshape(index, {n, 1});
   // gather puts the index's batch dim first and the slice dims after it; the
   // batch dim is moved to `dim` afterwards.
