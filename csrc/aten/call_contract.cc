@@ -10,8 +10,8 @@
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/empty_strided.h>
 #include <ATen/ops/index.h>
-#include <ATen/ops/ones_like.h>
 #include <ATen/ops/index_meta_dispatch.h>
+#include <ATen/ops/ones_like.h>
 #include <ATen/ops/zeros.h>
 #include <c10/util/Exception.h>
 
@@ -705,9 +705,9 @@ void runOnCpu(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args, bo
   const c10::FunctionSchema& schema = op.schema();
   torch::jit::Stack stack;
   for (size_t k = 0; k < args.size(); ++k) {
-    const bool number = k < schema.arguments().size() &&
-                        unwrapOptional(schema.arguments()[k].real_type())->kind() ==
-                            c10::TypeKind::NumberType;
+    const bool number =
+        k < schema.arguments().size() &&
+        unwrapOptional(schema.arguments()[k].real_type())->kind() == c10::TypeKind::NumberType;
     // A number argument: 1 of its kind, so that its value (x % 0) raises nothing.
     if (number && args[k].isDouble()) {
       stack.emplace_back(1.0);

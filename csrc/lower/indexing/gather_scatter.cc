@@ -92,8 +92,9 @@ std::vector<Value> lowerIndexSelect(LowerCtx& c) {
   // The CPU kernel's bounds checks: for a tensor of two or more dims that is
   // empty, or along dim 1, a RuntimeError with the index; else IndexError.
   if (multiDim && (empty || dim == 1)) {
-    checkIndexRange(c, index, 0, axis, Error::kRuntime,
-                    "INDICES element is out of DATA bounds, id={} axis_dim=" + std::to_string(axis));
+    checkIndexRange(
+        c, index, 0, axis, Error::kRuntime,
+        "INDICES element is out of DATA bounds, id={} axis_dim=" + std::to_string(axis));
   } else {
     checkIndexRange(c, index, 0, axis, Error::kIndex, "index out of range in self");
   }
