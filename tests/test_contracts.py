@@ -691,3 +691,14 @@ def test_a_graph_whose_tracing_raises_raises_when_called() -> None:
     finally:
         torch._dynamo.reset()
     assert str(tpu.value).splitlines()[0] == str(cpu.value).splitlines()[0]
+
+
+def test_adding_zero_gives_positive_zero(mode: str) -> None:
+    """-0.0 + 0 is +0.0 (IEEE, and the CPU); XLA folds x + 0 into x unless the zero is
+    kept from it (found by the fuzzer: rsqrt(0 + x) gave -inf)."""
+
+    def fn(d: str) -> list[torch.Tensor]:
+        x = torch.tensor([-0.0, 1.0, -2.0], device=d)
+        return [torch.rsqrt(0 + x), torch.rsqrt(x + 0.0), 1 / (x - (-0.0)), torch.atan2(x + 0, x)]
+
+    same_as_cpu(fn, mode)

@@ -110,6 +110,24 @@ EmittedOp emitOpCall(hlo::Function& fn, const ir::OpCall& call, const std::vecto
   return out;
 }
 
+hlo::Value bakedScalar(hlo::Function& fn, const hlo::TensorType& t, const void* data) {
+  hlo::Value v = fn.constantData(t, data);
+  // Integer zeros too: 0 + x converts the number 0 to x's floating type.
+  if (!runtime::isFloating(t.dtype) && !runtime::isInteger(t.dtype)) return v;
+  const size_t width = runtime::elementByteSize(t.dtype);
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  const int64_t n = t.numElements();
+  for (int64_t e = 0; e < n; ++e) {
+    // Little-endian: the sign bit is the top bit of the last byte.
+    for (size_t b = 0; b < width; ++b) {
+      const bool sign = b + 1 == width && runtime::isFloating(t.dtype);
+      const unsigned char mask = sign ? 0x7f : 0xff;
+      if ((bytes[static_cast<size_t>(e) * width + b] & mask) != 0) return v;
+    }
+  }
+  return fn.optimizationBarrier({v})[0];
+}
+
 OpProgram buildOpProgram(const ir::OpCall& call, bool withChecks,
                          const std::vector<std::optional<HostScalar>>& constants) {
   auto isConstant = [&](size_t k) { return k < constants.size() && constants[k].has_value(); };
@@ -133,7 +151,7 @@ OpProgram buildOpProgram(const ir::OpCall& call, bool withChecks,
   }
   std::vector<Value> scalars;
   for (size_t k = 0, p = 0; k < call.scalars.size(); ++k) {
-    scalars.push_back(isConstant(k) ? fn.constantData(call.scalars[k], constants[k]->data())
+    scalars.push_back(isConstant(k) ? bakedScalar(fn, call.scalars[k], constants[k]->data())
                                     : fn.param(numArrayParams + static_cast<int>(p++)));
   }
 

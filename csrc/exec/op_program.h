@@ -40,6 +40,12 @@ std::vector<int> updatedArrayOrder(const ir::OpCall& call);
 // A zero-filled value of type t (uninitialized storage).
 hlo::Value zeros(hlo::Function& fn, const hlo::TensorType& t);
 
+// A runtime scalar compiled into a program as a constant. A zero (of a
+// floating or integer type) is passed through an optimization barrier: XLA
+// folds x + 0 into x, which keeps the sign of -0.0 where PyTorch gives +0.0
+// (rsqrt(-0.0 + 0) is +inf on the CPU).
+hlo::Value bakedScalar(hlo::Function& fn, const hlo::TensorType& t, const void* data);
+
 struct OpProgram {
   std::string text;  // MLIR
   int numNewResults = 0;

@@ -222,7 +222,7 @@ std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo
       const hlo::TensorType& type = node.call.scalars[k];
       const int r = layout.runtimeIndex[node.firstScalar + k];
       if (r < 0) {
-        scalars.push_back(fn.constantData(type, t.scalars[node.firstScalar + k].data()));
+        scalars.push_back(bakedScalar(fn, type, t.scalars[node.firstScalar + k].data()));
         continue;
       }
       const auto [g, first] = layout.packing.where[r];
