@@ -417,6 +417,20 @@ ERRORS: dict[str, Callable[[str], Any]] = {
     "masked_fill_ with a mask that is its own element": lambda d: (
         lambda x: x.masked_fill_(x.squeeze(), 0.5)
     )(torch.ones(1, dtype=torch.bool, device=d)),
+    # From a second fuzz seed: Python's in-place operators, and masks that overlap
+    # what index_put_ writes.
+    "x >>= 2.5 into an expanded float view": lambda d: (
+        torch.ones(3, 1, device=d).expand(3, 2).__irshift__(2.5)
+    ),
+    "setitem through a mask that is the target's transpose": lambda d: (
+        lambda x: x.t().__setitem__(x, True)
+    )(torch.eye(3, dtype=torch.bool, device=d)),
+    "setitem of two values through a mask that is the target": lambda d: (
+        lambda x: x.__setitem__(x, torch.tensor([False, False], device=d))
+    )(torch.tensor([True, False, True], device=d)),
+    "index_put_ with an index that is the target": lambda d: (
+        lambda x: x.index_put_((x,), torch.tensor([5, 5, 5], device=d))
+    )(torch.tensor([0, 1, 2], device=d)),
     "frac_ of an expanded bool view (overlap first, then the dtype)": lambda d: (
         torch.ones(1, dtype=torch.bool, device=d).expand(3).frac_()
     ),
@@ -429,6 +443,12 @@ def test_raises_as_on_cpu(name: str, mode: str) -> None:
 
 
 ALLOWED: dict[str, Callable[[str], Any]] = {
+    "setitem of True through a mask that is the target (masked_fill_)": lambda d: (
+        lambda x: x.__setitem__(x, True)
+    )(torch.tensor([True, False, True], device=d)),
+    "integer shifts in place": lambda d: (lambda y: (y.__irshift__(1), y.__ilshift__(y % 3))[1])(
+        torch.tensor([1, 5, -7, 300], device=d)
+    ),
     "fill_ of an expanded view": lambda d: torch.zeros(1, 4, device=d).expand(3, 4).fill_(2.0),
     "zero_ of an expanded view": lambda d: torch.ones(1, 4, device=d).expand(3, 4).zero_(),
     "add_ of itself": lambda d: (lambda x: x.add_(x))(torch.ones(3, device=d)),

@@ -467,7 +467,11 @@ class FunctionalIndex {
     }
     std::optional<c10::OperatorHandle> result;
     std::string name(s.name());
-    if (name.back() == '_') name.pop_back();
+    if (const size_t p = name.find("::__i"); p != std::string::npos && name.ends_with("__")) {
+      name.erase(p + 4, 1);  // Python's in-place operators: __irshift__ computes __rshift__
+    } else if (name.back() == '_') {
+      name.pop_back();
+    }
     for (const c10::OperatorName& n : byName_[name]) {
       auto handle = c10::Dispatcher::singleton().findSchema(n);
       if (handle && computes(handle->schema(), s)) {
@@ -1092,6 +1096,25 @@ void checkFillValue(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue
                                          [&] { (void)value.to<scalar_t>(); });
 }
 
+// index_put_'s CPU kernel refuses an index that overlaps self, a boolean mask
+// included (x.t()[x] = v); where one boolean mask and a one-element value make
+// the call a masked_fill_, only partial overlap (x[x] = True is allowed).
+// Checked before masks become index tensors.
+void checkIndexPutIndexOverlap(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args) {
+  // (The functional index_put writes into a clone of self.)
+  if (schema.name().back() != '_') return;
+  const at::Tensor* self = tensorArg(schema, args, "self");
+  const auto k = schema.argumentIndexWithName("indices");
+  if (self == nullptr || !k || static_cast<size_t>(*k) >= args.size()) return;
+  if (!args[*k].isOptionalTensorList()) return;
+  const at::Tensor* values = tensorArg(schema, args, "values");
+  const bool fill =
+      indexPutFillsThroughMask(schema, args) && values != nullptr && values->numel() == 1;
+  for (const std::optional<at::Tensor>& index : args[*k].toOptionalTensorList()) {
+    if (index.has_value() && index->defined()) checkOverlap(*self, *index, !fill);
+  }
+}
+
 void checkIndexPutZeroDimValue(const c10::FunctionSchema& schema, c10::ArrayRef<c10::IValue> args) {
   const at::Tensor* self = tensorArg(schema, args, "self");
   const at::Tensor* values = tensorArg(schema, args, "values");
@@ -1122,7 +1145,10 @@ bool checksValuesPerCall(const c10::FunctionSchema& schema) {
 void checkCallValues(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
   const c10::FunctionSchema& schema = op.schema();
   const std::string_view family = familyName(schema);
-  if (isIndexPut(family)) checkIndexPutZeroDimValue(schema, args);
+  if (isIndexPut(family)) {
+    checkIndexPutZeroDimValue(schema, args);
+    checkIndexPutIndexOverlap(schema, args);
+  }
   if (fillsWithNumber(family)) checkFillValue(schema, args);
 }
 

@@ -118,7 +118,8 @@ const Registrar kShiftLeft(
      "aten::bitwise_left_shift.Scalar_Tensor", "aten::bitwise_left_shift.Tensor_out",
      "aten::bitwise_left_shift.Tensor_Scalar_out", "aten::bitwise_left_shift.Scalar_Tensor_out",
      "aten::bitwise_left_shift_.Tensor", "aten::bitwise_left_shift_.Tensor_Scalar",
-     "aten::__lshift__.Tensor", "aten::__lshift__.Scalar"},
+     "aten::__lshift__.Tensor", "aten::__lshift__.Scalar", "aten::__ilshift__.Tensor",
+     "aten::__ilshift__.Scalar"},
     [](LowerCtx& c) {
       return binaryOp(c, ew::Promote::kNone, [&c](Function& fn, Value a, Value b) {
         if (ew::isFloat(a.dtype())) c.fail("shifts need integer operands");
@@ -135,7 +136,8 @@ const Registrar kShiftRight(
      "aten::bitwise_right_shift.Scalar_Tensor", "aten::bitwise_right_shift.Tensor_out",
      "aten::bitwise_right_shift.Tensor_Scalar_out", "aten::bitwise_right_shift.Scalar_Tensor_out",
      "aten::bitwise_right_shift_.Tensor", "aten::bitwise_right_shift_.Tensor_Scalar",
-     "aten::__rshift__.Tensor", "aten::__rshift__.Scalar"},
+     "aten::__rshift__.Tensor", "aten::__rshift__.Scalar", "aten::__irshift__.Tensor",
+     "aten::__irshift__.Scalar"},
     [](LowerCtx& c) {
       return binaryOp(c, ew::Promote::kNone, [&c](Function& fn, Value a, Value b) {
         if (ew::isFloat(a.dtype())) c.fail("shifts need integer operands");
