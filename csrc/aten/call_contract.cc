@@ -1058,18 +1058,25 @@ void checkReadOverlap(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> 
   }
 }
 
-void checkMemoryAndKernel(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
-                          bool random) {
-  const c10::FunctionSchema& schema = op.schema();
-  const std::string_view family = familyName(schema);
+namespace {
+
+// No tensor the call writes may be a view whose elements overlap, except in
+// the ops whose CPU kernels allow it. True when the call writes anything.
+bool checkWrittenInternalOverlap(const c10::FunctionSchema& schema,
+                                 c10::ArrayRef<c10::IValue> args) {
   std::vector<at::Tensor> keep;
   const std::vector<Written> written = writtenTensors(schema, args, keep);
-  if (!written.empty()) {
-    const bool overlapAllowed = allowsOverlappingWrites(family, schema.overload_name());
-    for (const Written& w : written) {
-      if (!overlapAllowed) checkInternalOverlap(*w.tensor);
-    }
-    if (!checksReadOverlapBeforeResize(op)) checkReadOverlap(op, args);
+  if (allowsOverlappingWrites(familyName(schema), schema.overload_name())) return !written.empty();
+  for (const Written& w : written) checkInternalOverlap(*w.tensor);
+  return !written.empty();
+}
+
+}  // namespace
+
+void checkMemoryAndKernel(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
+                          bool random) {
+  if (checkWrittenInternalOverlap(op.schema(), args) && !checksReadOverlapBeforeResize(op)) {
+    checkReadOverlap(op, args);
   }
   checkCpuImplementsDtypes(op, args, random);
 }
@@ -1130,11 +1137,7 @@ void checkIndexPutZeroDimValue(const c10::FunctionSchema& schema, c10::ArrayRef<
 }  // namespace
 
 void checkFallbackWrites(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
-  if (!isPointwise(op)) return;
-  const c10::FunctionSchema& schema = op.schema();
-  if (allowsOverlappingWrites(familyName(schema), schema.overload_name())) return;
-  std::vector<at::Tensor> keep;
-  for (const Written& w : writtenTensors(schema, args, keep)) checkInternalOverlap(*w.tensor);
+  if (isPointwise(op)) checkWrittenInternalOverlap(op.schema(), args);
 }
 
 bool checksValuesPerCall(const c10::FunctionSchema& schema) {
