@@ -158,10 +158,9 @@ class CallBuilder {
       index = static_cast<int>(storages_.size());
       // A value of a trace stays pending (exec computes it first where the call
       // runs at once), whatever the view's dtype: nothing is flushed for it.
-      exec::PendingPtr pend = ds->pending();
+      auto [a, pend] = ds->contents();
       // A computed array of another dtype is repointed to the view's: later
       // calls read it without a reinterpretation.
-      exec::ArrayPtr a = pend ? nullptr : ds->array();
       if (a && a->buffer().elementType() != ref.dtype) a = storageArrayAs(*ds, ref.dtype);
       if (pend) {
         call_.arrays.push_back(pend->type);
@@ -816,11 +815,7 @@ bool prepareCall(const c10::OperatorHandle& op, const OpInfo& info, c10::ArrayRe
     key = call.key();
     found = exec::findSignature(key);
     if (found) {
-      const exec::OpSignature& s = *found.signature;
-      why = s.unsupported;
-      call.results = s.results;
-      call.writeBack = s.writeBack;
-      call.resultOrder = s.resultOrder;
+      why = found.signature->unsupported;
       return why.empty();
     }
     checkCall(op, args);
@@ -905,18 +900,17 @@ void setStorage(exec::DeviceStorage& ds, exec::DeviceValue& value,
 
 // Runs a prepared call in the thread's mode: returns its new results as
 // tensors, after pointing the storages it writes at their new values.
-std::vector<at::Tensor> runCall(CallBuilder& b, std::string&& key,
-                                const exec::FoundSignature& found,
+std::vector<at::Tensor> runCall(CallBuilder& b, const exec::FoundSignature& found,
                                 const std::vector<ReturnSpec>& returns, const std::string& name) {
-  const auto whole = wholeWrites(b.call_);
+  const auto whole = wholeWrites(found.signature->call->call);
   const int device = b.device();
   std::string source = exec::sourceLinesEnabled() ? userSourceLine() : std::string();
   // With source lines on, its arrays name the user's line too.
   exec::ArrayOrigin origin = source.empty() ? nullptr : exec::makeOrigin(name, source);
   exec::CallOutputs outs;
   try {
-    outs = exec::runOpCall(found, std::move(b.call_), std::move(key), b.takeBindings(),
-                           std::move(b.scalars_), device, std::move(source), std::move(origin));
+    outs = exec::runOpCall(found, b.takeBindings(), std::move(b.scalars_), device,
+                           std::move(source), std::move(origin));
   } catch (const std::exception& e) {
     rethrowRuntimeError(e, name);
   }
@@ -1004,7 +998,7 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     return cpuFallback(op, stack, name, why);
   }
   const auto& returns = static_cast<const Returns&>(*found.signature->extra).specs;
-  std::vector<at::Tensor> newResults = runCall(*builder, std::move(key), found, returns, name);
+  std::vector<at::Tensor> newResults = runCall(*builder, found, returns, name);
   pushReturns(stack, nargs, returns, newResults);
 }
 
@@ -1029,8 +1023,7 @@ exec::CallOutputs runInternal(const std::string& op, const std::vector<std::stri
   try {
     exec::FoundSignature found = exec::findSignature(key);
     if (!found) found = exec::addSignature(b.call_, key, nullptr, b.scalars_);
-    return exec::runOpCall(found, std::move(b.call_), std::move(key), b.takeBindings(),
-                           std::move(b.scalars_), b.device(),
+    return exec::runOpCall(found, b.takeBindings(), std::move(b.scalars_), b.device(),
                            exec::sourceLinesEnabled() ? userSourceLine() : std::string(), nullptr);
   } catch (const std::exception& e) {
     rethrowRuntimeError(e, op);

@@ -112,7 +112,7 @@ struct RuntimeScalars {
 RuntimeScalars runtimeScalars(const detail::Trace& t) {
   std::vector<bool> constant(t.scalars.size(), true);
   for (const detail::Node& node : t.nodes) {
-    for (const ir::ArgValue& a : node.call.args) {
+    for (const ir::ArgValue& a : node.call().args) {
       if (a.kind == ir::ArgValue::Kind::kRng) constant[node.firstScalar + a.scalar] = false;
     }
   }

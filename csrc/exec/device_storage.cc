@@ -36,6 +36,13 @@ ArrayPtr DeviceStorage::array() const {
   return array_;
 }
 
+DeviceStorage::Contents DeviceStorage::contents() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  adoptResolved();
+  if (pending_) return {nullptr, pending_};
+  return {array_, nullptr};
+}
+
 PendingPtr DeviceStorage::pending() const {
   std::lock_guard<std::mutex> lock(mu_);
   adoptResolved();

@@ -25,6 +25,13 @@ class DeviceStorage {
   ArrayPtr array() const;
   // The pending value, or null when the storage is not pending.
   PendingPtr pending() const;
+  // What the storage holds now, under one lock: its pending value, or else
+  // its array (null when uninitialized); nothing is computed.
+  struct Contents {
+    ArrayPtr array;
+    PendingPtr pending;
+  };
+  Contents contents() const;
   // Repoints the storage (every tensor over it sees the new contents).
   void setArray(ArrayPtr array);
   void setPending(PendingPtr value);

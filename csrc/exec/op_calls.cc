@@ -70,9 +70,7 @@ FoundSignature addSignature(const ir::OpCall& call, const std::string& key,
                             std::shared_ptr<const SignatureExtra> extra,
                             const std::vector<HostScalar>& scalars) {
   auto signature = std::make_shared<OpSignature>();
-  signature->results = call.results;
-  signature->writeBack = call.writeBack;
-  signature->resultOrder = call.resultOrder;
+  signature->call = std::make_shared<const ir::KeyedCall>(ir::KeyedCall{call, key});
   signature->extra = std::move(extra);
   std::shared_ptr<const CompiledOp> compiled;
   if (recording()) {
@@ -109,13 +107,13 @@ std::vector<ArrayPtr> resolved(std::vector<ArrayBinding>& bindings) {
 
 }  // namespace
 
-CallOutputs runOpCall(const FoundSignature& found, ir::OpCall&& call, std::string&& key,
-                      std::vector<ArrayBinding>&& arrays, std::vector<HostScalar>&& scalars,
-                      int device, std::string source, ArrayOrigin origin) {
+CallOutputs runOpCall(const FoundSignature& found, std::vector<ArrayBinding>&& arrays,
+                      std::vector<HostScalar>&& scalars, int device, std::string source,
+                      ArrayOrigin origin) {
   CallOutputs out;
   if (recording()) {
-    RecordedOutputs rec = recordOpCall(std::move(call), std::move(key), std::move(arrays),
-                                       std::move(scalars), device, std::move(source));
+    RecordedOutputs rec = recordOpCall(found.signature->call, std::move(arrays), std::move(scalars),
+                                       device, std::move(source));
     out.newResults.reserve(rec.newResults.size());
     for (PendingPtr& p : rec.newResults) out.newResults.push_back({nullptr, std::move(p)});
     out.updated.reserve(rec.updatedArrays.size());
@@ -123,6 +121,8 @@ CallOutputs runOpCall(const FoundSignature& found, ir::OpCall&& call, std::strin
     out.updatedArrays = std::move(rec.updatedArrayIndex);
     return out;
   }
+  const ir::OpCall& call = found.signature->call->call;
+  const std::string& key = found.signature->call->key;
   std::shared_ptr<const CompiledOp> compiled = found.compiled;
   if (!compiled) {  // first seen in defer mode
     compiled = compile(call, scalars);

@@ -26,9 +26,8 @@ struct SignatureExtra {
 
 // Everything known about the calls of one key, learnt at its first call.
 struct OpSignature {
-  std::vector<hlo::TensorType> results;
-  std::vector<ir::OpCall::WriteTarget> writeBack;
-  std::vector<std::vector<int64_t>> resultOrder;
+  // The call every call of the key is (null when unsupported).
+  ir::KeyedCallPtr call;
   std::shared_ptr<const SignatureExtra> extra;
   // Non-empty: the call has no tpu program (the reason); it falls back.
   std::string unsupported;
@@ -71,13 +70,14 @@ struct CallOutputs {
   std::vector<int> updatedArrays;       // the call's arrays written, by index
 };
 
-// Runs `call` (of `key`, its results filled from `found`) in the calling
-// thread's mode (compiling strict mode's program first for a signature seen
-// only in defer mode until now). `arrays`: where each of the call's arrays comes from.
-// `origin`: what memory reports say made its arrays (strict; null: the op).
-CallOutputs runOpCall(const FoundSignature& found, ir::OpCall&& call, std::string&& key,
-                      std::vector<ArrayBinding>&& arrays, std::vector<HostScalar>&& scalars,
-                      int device, std::string source, ArrayOrigin origin);
+// Runs a call of `found`'s signature (its call, with these arrays and runtime
+// scalars) in the calling thread's mode (compiling strict mode's program first
+// for a signature seen only in defer mode until now). `arrays`: where each of
+// the call's arrays comes from. `origin`: what memory reports say made its
+// arrays (strict; null: the op).
+CallOutputs runOpCall(const FoundSignature& found, std::vector<ArrayBinding>&& arrays,
+                      std::vector<HostScalar>&& scalars, int device, std::string source,
+                      ArrayOrigin origin);
 
 // True when the calling thread records instead of launching.
 bool recording();

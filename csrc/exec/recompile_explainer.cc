@@ -416,7 +416,7 @@ void explainTraceCompile(const TraceSummary& trace) {
   for (const TraceNodeSummary& n : trace.nodes) {
     NodeRecord r;
     r.key = *n.key;
-    r.arrays = *n.arrays;
+    r.arrays = n.arrays->toVector();
     r.op = n.call->op;
     r.args = argTexts(*n.call);
     if (n.source != nullptr) r.source = *n.source;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/small_ints.h"
 #include "ir/op_call.h"
 
 namespace torchtpu::exec {
@@ -43,7 +44,7 @@ void explainOpNumberChange(const ir::OpCall& call);
 struct TraceNodeSummary {
   const ir::OpCall* call = nullptr;
   const std::string* key = nullptr;
-  const std::vector<int>* arrays = nullptr;  // wiring: trace inputs (< 0) and values
+  const SmallInts* arrays = nullptr;  // wiring: trace inputs (< 0) and values
   const std::string* source = nullptr;
 };
 struct TraceSummary {

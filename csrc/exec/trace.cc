@@ -94,7 +94,7 @@ std::string traceKey(const Trace& t, const std::vector<int>& outputs,
   for (const auto& in : t.inputs) key += in->type().str() + ",";
   key += '|';
   for (const Node& n : t.nodes) {
-    key += n.key;
+    key += n.key();
     key += '<';
     for (int a : n.arrays) key += std::to_string(a) + ",";
     key += '>';
@@ -145,7 +145,7 @@ std::vector<ArrayOrigin> outputOrigins(const Trace& t, const std::vector<Pending
   for (const PendingPtr& p : live) {
     const Node* n = producer[p->id];
     ArrayOrigin& origin = byNode[n];
-    if (origin == nullptr && n != nullptr) origin = makeOrigin(n->call.op, n->source);
+    if (origin == nullptr && n != nullptr) origin = makeOrigin(n->call().op, n->source);
     out.push_back(origin);
   }
   return out;
@@ -210,7 +210,7 @@ std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo
     for (size_t k = 0; k < node.arrays.size(); ++k) {
       const int b = node.arrays[k];
       if (b == kZeroBinding) {
-        arrays.push_back(zeros(fn, node.call.arrays[k]));
+        arrays.push_back(zeros(fn, node.call().arrays[k]));
       } else if (b < 0) {
         arrays.push_back(fn.param(-1 - b));
       } else {
@@ -218,8 +218,8 @@ std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo
       }
     }
     std::vector<hlo::Value> scalars;
-    for (size_t k = 0; k < node.call.scalars.size(); ++k) {
-      const hlo::TensorType& type = node.call.scalars[k];
+    for (size_t k = 0; k < node.call().scalars.size(); ++k) {
+      const hlo::TensorType& type = node.call().scalars[k];
       const int r = layout.runtimeIndex[node.firstScalar + k];
       if (r < 0) {
         scalars.push_back(bakedScalar(fn, type, t.scalars[node.firstScalar + k].data()));
@@ -230,7 +230,7 @@ std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo
       hlo::Value v = fn.slice(packed, {first}, {first + type.numElements()}, {1});
       scalars.push_back(fn.reshape(v, type.dims));
     }
-    EmittedOp e = emitOpCall(fn, node.call, arrays, scalars);
+    EmittedOp e = emitOpCall(fn, node.call(), arrays, scalars);
     size_t o = 0;
     for (const auto& v : e.newResults) values[node.outputs[o++]] = v;
     for (const auto& v : e.updatedValues) values[node.outputs[o++]] = v;
@@ -242,7 +242,7 @@ std::vector<hlo::Value> emitNodes(hlo::Function& fn, const Trace& t, size_t upTo
 }
 
 std::string describe(const Node& node) {
-  const ir::OpCall& call = node.call;
+  const ir::OpCall& call = node.call();
   std::string out = call.op + "(";
   for (size_t k = 0; k < call.args.size(); ++k) {
     const ir::ArgValue& a = call.args[k];
@@ -341,11 +341,11 @@ ProgramKey programKey(const Trace& t, const FlushPlan& plan) {
   // input.
   std::unordered_map<std::string, int> occurrences;
   for (const Node& n : t.nodes) {
-    const size_t count = n.call.scalars.size();
+    const size_t count = n.call().scalars.size();
     if (count == 0) continue;
-    std::string site = n.key;
+    std::string site = n.key();
     site += '@';
-    site += std::to_string(occurrences[n.key]++);
+    site += std::to_string(occurrences[n.key()]++);
     std::vector<std::optional<HostScalar>>& seen = scalarHistory()[site];
     const auto first = static_cast<size_t>(n.firstScalar);
     if (seen.size() != count)
@@ -377,7 +377,8 @@ ProgramKey programKey(const Trace& t, const FlushPlan& plan) {
 void noteNewProgram(const Trace& t, const ProgramKey& k, const std::string& reason) {
   TraceSummary summary;
   summary.device = t.device;
-  for (const Node& n : t.nodes) summary.nodes.push_back({&n.call, &n.key, &n.arrays, &n.source});
+  for (const Node& n : t.nodes)
+    summary.nodes.push_back({&n.call(), &n.key(), &n.arrays, &n.source});
   for (const auto& in : t.inputs) summary.inputTypes.push_back(in->type().str());
   for (bool c : k.constant) summary.scalarIsInput.push_back(!c);
   summary.outputs = k.structure.substr(k.structure.rfind('|', k.structure.rfind('|') - 1));
@@ -558,8 +559,9 @@ bool sourceLinesEnabled() {
   return enabled;
 }
 
-RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<ArrayBinding> arrays,
+RecordedOutputs recordOpCall(const ir::KeyedCallPtr& shared, std::vector<ArrayBinding> arrays,
                              std::vector<HostScalar> scalars, int device, std::string source) {
+  const ir::OpCall& call = shared->call;
   const uint64_t owner = currentTraceOwner().id;
   std::lock_guard<std::recursive_mutex> lock(traceMutex());
   Trace* t = &traceFor(device, owner);
@@ -571,7 +573,8 @@ RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<A
       // One of the trace's first ops comes again (the first ones may be
       // set-up work that precedes the loop).
       for (size_t k = 0; k < std::min<size_t>(8, t->nodes.size()) && !repeats; ++k) {
-        repeats = key == t->nodes[k].key;
+        const ir::KeyedCallPtr& other = t->nodes[k].shared;
+        repeats = other == shared || other->key == shared->key;
       }
     }
     if (t->nodes.size() >= kMaxTraceOps || repeats) {
@@ -629,15 +632,15 @@ RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<A
   out.newResults.reserve(numNew);
   out.updatedArrays.reserve(out.updatedArrayIndex.size());
   node.outputs.reserve(numNew + out.updatedArrayIndex.size());
-  auto newValue = [&](const hlo::TensorType& type) {
+  auto newValue = [&](hlo::TensorType type) {
     auto p = std::make_shared<PendingValue>();
-    p->type = type;
+    t->valueTypes.push_back(type);
+    p->type = std::move(type);
     p->trace = t->id;
     p->id = static_cast<int>(t->values.size());
     p->device = device;
     p->owner = owner;
     t->values.push_back(p);
-    t->valueTypes.push_back(type);
     node.outputs.push_back(p->id);
     return p;
   };
@@ -647,8 +650,7 @@ RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<A
     }
   }
   for (int a : out.updatedArrayIndex) out.updatedArrays.push_back(newValue(call.arrays[a]));
-  node.call = std::move(call);
-  node.key = std::move(key);
+  node.shared = shared;
   t->nodes.push_back(std::move(node));
   return out;
 }

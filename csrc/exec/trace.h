@@ -29,11 +29,11 @@ struct RecordedOutputs {
   std::vector<int> updatedArrayIndex;     // updatedArrayOrder(call): the call arrays updated
 };
 
-// Records `call` (whose call.key() is `key`; both move into the trace) into
-// the calling thread owner's current trace of `device` (flushing first where the op stream starts
-// to repeat or the trace is full). `source`: the user's Python line that called the op (for error
-// messages; empty unless source lines are recorded, see sourceLinesEnabled()).
-RecordedOutputs recordOpCall(ir::OpCall&& call, std::string&& key, std::vector<ArrayBinding> arrays,
+// Records a call of `call` (shared with the signature; these arrays and runtime
+// scalars) into the calling thread owner's current trace of `device` (flushing first where the op
+// stream starts to repeat or the trace is full). `source`: the user's Python line that called the
+// op (for error messages; empty unless source lines are recorded, see sourceLinesEnabled()).
+RecordedOutputs recordOpCall(const ir::KeyedCallPtr& call, std::vector<ArrayBinding> arrays,
                              std::vector<HostScalar> scalars, int device, std::string source = {});
 
 // Whether recorded ops keep their Python source line (TORCHTPU_SOURCE_LINES=1;

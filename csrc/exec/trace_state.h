@@ -14,19 +14,22 @@
 #include "exec/device_array.h"
 #include "exec/executor.h"
 #include "exec/pending_value.h"
+#include "exec/small_ints.h"
 #include "hlo/function.h"
 #include "ir/op_call.h"
 
 namespace torchtpu::exec::detail {
 
 struct Node {
-  ir::OpCall call;
-  std::string key;
+  // The call and its key, shared with the signature (and every other call of it).
+  ir::KeyedCallPtr shared;
+  const ir::OpCall& call() const { return shared->call; }
+  const std::string& key() const { return shared->key; }
   // Per call array: -1 - p for trace input p, value id >= 0, or kZeroBinding.
-  std::vector<int> arrays;
-  int firstScalar = 0;       // the call's scalars are trace scalars [first, first + n)
-  std::vector<int> outputs;  // value ids: new results, then updated arrays
-  std::string source;        // the user's Python line, when recorded
+  SmallInts arrays;
+  int firstScalar = 0;  // the call's scalars are trace scalars [first, first + n)
+  SmallInts outputs;    // value ids: new results, then updated arrays
+  std::string source;   // the user's Python line, when recorded
 };
 
 inline constexpr int kZeroBinding = -1000000000;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -95,5 +96,15 @@ struct OpCall {
   // follow from it): op, static arguments, array and scalar types, views.
   std::string key() const;
 };
+
+// A call with its key, as a signature keeps it: every call of that key is this
+// call (results, write targets and storage orders filled in), apart from its
+// arrays' contents and its runtime scalars' values. Recorded ops share it
+// instead of each holding a copy.
+struct KeyedCall {
+  OpCall call;
+  std::string key;
+};
+using KeyedCallPtr = std::shared_ptr<const KeyedCall>;
 
 }  // namespace torchtpu::ir

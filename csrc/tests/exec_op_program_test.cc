@@ -81,8 +81,7 @@ TEST(OpProgram, AnOpWithoutALoweringIsALoweringError) {
 
 // ---- the growing-dimension watcher ------------------------------------------------
 
-TraceSummary oneOpTrace(const ir::OpCall& call, const std::string& key,
-                        const std::vector<int>& arrays) {
+TraceSummary oneOpTrace(const ir::OpCall& call, const std::string& key, const SmallInts& arrays) {
   TraceSummary t;
   t.nodes.push_back({&call, &key, &arrays, nullptr});
   return t;
@@ -97,7 +96,9 @@ ir::OpCall growing(int64_t n) {
 TEST(GrowthWatcher, WarnsOnceWhenADimensionKeepsGrowing) {
   clearRecompileReport();
   const std::string key = "k";
-  const std::vector<int> arrays = {-1, -2};
+  SmallInts arrays;
+  arrays.push_back(-1);
+  arrays.push_back(-2);
   for (int64_t n = 10; n < 10 + kGrowthWarnAfter; ++n) {
     const ir::OpCall c = growing(n);
     watchTraceGrowth(oneOpTrace(c, key, arrays));
@@ -117,7 +118,9 @@ TEST(GrowthWatcher, WarnsOnceWhenADimensionKeepsGrowing) {
 TEST(GrowthWatcher, ShapesThatShrinkStartOver) {
   clearRecompileReport();
   const std::string key = "k";
-  const std::vector<int> arrays = {-1, -2};
+  SmallInts arrays;
+  arrays.push_back(-1);
+  arrays.push_back(-2);
   for (int round = 0; round < 4; ++round) {
     for (int64_t n : {20, 21, 22}) {  // grows twice, then shrinks
       const ir::OpCall c = growing(n);
