@@ -6,6 +6,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -67,6 +68,11 @@ struct OpInfo {
   lower::OpTraits traits;    // declared with its lowering
   bool lowered = false;      // a lowering was found (lowerings are never removed)
   bool valueChecks = false;  // checkCallValues has checks for it
+  // The signature of this thread's last supported call of the operator, and
+  // the signature cache's generation before it was looked up: a call
+  // described the same reuses it while the cache is unchanged (prepareCall).
+  mutable exec::FoundSignature lastFound;
+  mutable uint64_t lastGeneration = 0;
 };
 
 const OpInfo& opInfo(const c10::FunctionSchema& schema) {
@@ -82,6 +88,7 @@ const OpInfo& opInfo(const c10::FunctionSchema& schema) {
     info.name = opName(schema);
     info.lowered = false;
     info.valueChecks = checksValuesPerCall(schema);
+    info.lastFound = {};
   }
   // Not cached while missing: custom kernels register lowerings at run time.
   if (!info.lowered) {
@@ -120,8 +127,25 @@ std::vector<uint8_t> scalarBytes(const c10::Scalar& s, hlo::TensorType& type) {
 // Gathers an op call's arrays, views and scalars from the stack.
 class CallBuilder {
  public:
-  explicit CallBuilder(const std::string& name, size_t nargs = 2) {
+  explicit CallBuilder(const std::string& name, size_t nargs = 2) { reset(name, nargs); }
+
+  // Empties the builder for another call of `name`, keeping its buffers.
+  void reset(const std::string& name, size_t nargs) {
     call_.op = name;
+    call_.argNames.clear();
+    call_.args.clear();
+    call_.arrays.clear();
+    call_.zeroArrays.clear();
+    call_.scalars.clear();
+    call_.results.clear();
+    call_.writeBack.clear();
+    call_.resultOrder.clear();
+    storages_.clear();
+    scalars_.clear();
+    bindings_.clear();
+    key_.clear();
+    device_ = -1;
+    cpuIndices_ = false;
     call_.argNames.reserve(nargs + 1);
     call_.args.reserve(nargs + 1);
     call_.arrays.reserve(nargs);
@@ -130,6 +154,7 @@ class CallBuilder {
   }
 
   ir::OpCall call_;
+  std::string key_;                             // call_'s key, once described
   std::vector<exec::DeviceStorage*> storages_;  // per array; null for temporaries
   std::vector<exec::HostScalar> scalars_;
   int device_ = -1;
@@ -278,6 +303,39 @@ class CallBuilder {
     storages_.push_back(nullptr);
     return ref;
   }
+};
+
+// A builder for one boxedKernel call, taken from the thread's spares and
+// returned emptied (its buffers kept), so a call allocates no new vectors for
+// them. Nested calls (a fallback's, a lowering's internal ops) take another.
+class PooledBuilder {
+ public:
+  PooledBuilder() {
+    auto& spares = pool();
+    if (spares.empty()) {
+      builder_ = std::make_unique<CallBuilder>(std::string());
+    } else {
+      builder_ = std::move(spares.back());
+      spares.pop_back();
+    }
+  }
+  ~PooledBuilder() {
+    builder_->reset(std::string(), 0);  // drops the call's arrays and values now
+    auto& spares = pool();
+    if (spares.size() < kMaxSpares) spares.push_back(std::move(builder_));
+  }
+  PooledBuilder(const PooledBuilder&) = delete;
+  PooledBuilder& operator=(const PooledBuilder&) = delete;
+
+  CallBuilder& get() { return *builder_; }
+
+ private:
+  static constexpr size_t kMaxSpares = 4;
+  static std::vector<std::unique_ptr<CallBuilder>>& pool() {
+    thread_local std::vector<std::unique_ptr<CallBuilder>> spares;
+    return spares;
+  }
+  std::unique_ptr<CallBuilder> builder_;
 };
 
 // A list argument (tensors, numbers, ints, floats, bools). False (with `why`)
@@ -800,22 +858,64 @@ struct Returns final : exec::SignatureExtra {
   std::vector<ReturnSpec> specs;
 };
 
-// Describes the call (into `builder`, with its `key`) and finds its signature,
+// TORCHTPU_VERIFY_SIGNATURE_MEMO=1 (the test suite sets it): every reuse of
+// an operator's last signature also builds the call's key and checks it.
+bool verifySignatureMemo() {
+  static const bool on = [] {
+    const char* v = std::getenv("TORCHTPU_VERIFY_SIGNATURE_MEMO");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  return on;
+}
+
+// True when the call, just described, is the thread's last supported call of
+// the operator and no signature was added since: its signature is
+// info.lastFound, without a key to build and look up.
+bool reuseLastSignature(const OpInfo& info, const ir::OpCall& call) {
+  if (!info.lastFound || info.lastGeneration != exec::signatureGeneration() ||
+      !info.lastFound.signature->call->call.sameDescription(call)) {
+    return false;
+  }
+  if (verifySignatureMemo()) {
+    std::string key;
+    call.appendKey(key);
+    TORCH_CHECK(key == info.lastFound.signature->call->key,
+                "torchtpu internal error: the signature memo of ", info.name,
+                " matched a call of another key:\n  ", key, "\n  ",
+                info.lastFound.signature->call->key);
+  }
+  return true;
+}
+
+void rememberSignature(const OpInfo& info, const exec::FoundSignature& found, uint64_t generation) {
+  if (!found.signature->call) return;
+  info.lastFound = found;
+  info.lastGeneration = generation;
+}
+
+// Describes the call (into `builder`, with its key) and finds its signature,
 // or learns it at the first call of the key (meta kernels for the results,
 // PyTorch's argument rules, the lowering's consent). False, with `why`, when
 // the op must fall back to the CPU.
 bool prepareCall(const c10::OperatorHandle& op, const OpInfo& info, c10::ArrayRef<c10::IValue> args,
-                 std::optional<CallBuilder>& builder, std::string& key, exec::FoundSignature& found,
-                 std::string& why) {
+                 CallBuilder& builder, exec::FoundSignature& found, std::string& why) {
   for (int attempt = 0; attempt < 2; ++attempt) {
-    builder.emplace(info.name, args.size());
-    if (!describeArgs(op.schema(), info, args, *builder, why)) return false;
-    ir::OpCall& call = builder->call_;
+    builder.reset(info.name, args.size());
+    if (!describeArgs(op.schema(), info, args, builder, why)) return false;
+    ir::OpCall& call = builder.call_;
+    if (reuseLastSignature(info, call)) {
+      found = info.lastFound;
+      exec::countSignatureHit(found);
+      return true;
+    }
+    const uint64_t generation = exec::signatureGeneration();
     // The key holds everything but the results, which follow from it.
-    key = call.key();
+    std::string& key = builder.key_;
+    call.appendKey(key);
     found = exec::findSignature(key);
     if (found) {
       why = found.signature->unsupported;
+      if (why.empty()) rememberSignature(info, found, generation);
       return why.empty();
     }
     checkCall(op, args);
@@ -835,7 +935,8 @@ bool prepareCall(const c10::OperatorHandle& op, const OpInfo& info, c10::ArrayRe
     }
     checkMemoryAndKernel(op, args, info.traits.implicitRng);
     try {
-      found = exec::addSignature(call, key, std::move(returns), builder->scalars_);
+      found = exec::addSignature(call, key, std::move(returns), builder.scalars_);
+      rememberSignature(info, found, generation);
       return true;
     } catch (const lower::LoweringError& e) {
       why = e.what();
@@ -990,15 +1091,14 @@ void boxedKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const size_t nargs = schema.arguments().size();
   // The arguments, on the stack until the results replace them.
   const c10::ArrayRef<c10::IValue> args(stack->data() + (stack->size() - nargs), nargs);
-  std::optional<CallBuilder> builder;
-  std::string key;
+  PooledBuilder builder;
   exec::FoundSignature found;
   std::string why;
-  if (!prepareCall(op, info, args, builder, key, found, why)) {
+  if (!prepareCall(op, info, args, builder.get(), found, why)) {
     return cpuFallback(op, stack, name, why);
   }
   const auto& returns = static_cast<const Returns&>(*found.signature->extra).specs;
-  std::vector<at::Tensor> newResults = runCall(*builder, found, returns, name);
+  std::vector<at::Tensor> newResults = runCall(builder.get(), found, returns, name);
   pushReturns(stack, nargs, returns, newResults);
 }
 

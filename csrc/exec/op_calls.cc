@@ -1,5 +1,6 @@
 #include "exec/op_calls.h"
 
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 
@@ -18,6 +19,7 @@ struct Entry {
 };
 
 std::mutex mu;
+std::atomic<uint64_t> generation{0};
 std::unordered_map<std::string, Entry>& entries() {
   static auto* m = new std::unordered_map<std::string, Entry>();
   return *m;
@@ -26,6 +28,7 @@ std::unordered_map<std::string, Entry>& entries() {
 FoundSignature store(const std::string& key, std::shared_ptr<const OpSignature> signature,
                      std::shared_ptr<const CompiledOp> compiled) {
   std::lock_guard<std::mutex> lock(mu);
+  generation.fetch_add(1, std::memory_order_acq_rel);
   if (!entries().contains(key)) makeRoomForProgram(entries());
   Entry& e = entries()[key];
   e.signature = std::move(signature);
@@ -64,6 +67,12 @@ FoundSignature findSignature(const std::string& key) {
   if (it == entries().end()) return {};
   if (it->second.compiled || recording()) metrics().cacheHits += 1;
   return {it->second.signature, it->second.compiled};
+}
+
+uint64_t signatureGeneration() { return generation.load(std::memory_order_acquire); }
+
+void countSignatureHit(const FoundSignature& found) {
+  if (found.compiled || recording()) metrics().cacheHits += 1;
 }
 
 FoundSignature addSignature(const ir::OpCall& call, const std::string& key,

@@ -6,6 +6,7 @@
 // and turns results into tensors.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,13 @@ struct FoundSignature {
 // The signature of `key`, or nothing (counted as a cache hit when it can run
 // in the calling thread's mode without compiling).
 FoundSignature findSignature(const std::string& key);
+
+// Changes whenever the signature cache does (an entry added or replaced, an
+// eviction): a FoundSignature a caller keeps is still the cache's answer for
+// its key while this reads the same as before it was looked up.
+uint64_t signatureGeneration();
+// Counts a hit, as findSignature does, for a signature a caller kept.
+void countSignatureHit(const FoundSignature& found);
 
 // Makes `call` (the first call of `key`, its results filled in) runnable in
 // the calling thread's mode and remembers its signature: strict and

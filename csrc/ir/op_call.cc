@@ -1,7 +1,9 @@
 #include "ir/op_call.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 
 namespace torchtpu::ir {
 namespace {
@@ -132,6 +134,11 @@ void ArgValue::appendKey(std::string& key) const {
 std::string OpCall::key() const {
   std::string key;
   key.reserve(256);
+  appendKey(key);
+  return key;
+}
+
+void OpCall::appendKey(std::string& key) const {
   key += op;
   key += '|';
   for (const auto& a : args) a.appendKey(key);
@@ -149,7 +156,61 @@ std::string OpCall::key() const {
     appendInt(key, w.element);
     key += ',';
   }
-  return key;
+}
+
+namespace {
+
+// Doubles compare by their bits, as the key writes them (-0.0 is not 0.0).
+bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
+
+bool sameRef(const TensorRef& a, const TensorRef& b) {
+  return a.array == b.array && a.dtype == b.dtype && a.offset == b.offset && a.sizes == b.sizes &&
+         a.strides == b.strides;
+}
+
+bool sameArg(const ArgValue& a, const ArgValue& b) {
+  using Kind = ArgValue::Kind;
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Kind::kNone:
+    case Kind::kOther:
+      return true;
+    case Kind::kTensor:
+      return sameRef(a.tensor, b.tensor);
+    case Kind::kTensorList:
+      return std::equal(a.tensors.begin(), a.tensors.end(), b.tensors.begin(), b.tensors.end(),
+                        sameRef);
+    case Kind::kScalar:
+    case Kind::kRng:
+      return a.scalar == b.scalar;
+    case Kind::kBool:
+      return a.b == b.b;
+    case Kind::kInt:
+      return a.i == b.i;
+    case Kind::kDouble:
+      return sameBits(a.d, b.d);
+    case Kind::kInts:
+      return a.ints == b.ints;
+    case Kind::kDoubles:
+      return std::equal(a.doubles.begin(), a.doubles.end(), b.doubles.begin(), b.doubles.end(),
+                        sameBits);
+    case Kind::kString:
+      return a.s == b.s;
+    case Kind::kDType:
+      return a.dtype == b.dtype;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool OpCall::sameDescription(const OpCall& described) const {
+  // The key of a stored call was made before its writeBack was filled in.
+  if (!described.writeBack.empty()) return false;
+  return op == described.op && arrays == described.arrays && zeroArrays == described.zeroArrays &&
+         scalars == described.scalars &&
+         std::equal(args.begin(), args.end(), described.args.begin(), described.args.end(),
+                    sameArg);
 }
 
 }  // namespace torchtpu::ir

@@ -95,6 +95,14 @@ struct OpCall {
   // Everything that determines the compiled program except `results` (which
   // follow from it): op, static arguments, array and scalar types, views.
   std::string key() const;
+  // Appends key() to `key`.
+  void appendKey(std::string& key) const;
+
+  // True only when `described` (a call just described: no writeBack yet) has
+  // this call's key, found by comparing the parts the key holds instead of
+  // building it. Never true for different keys; false for some equal ones
+  // (kinds the key does not tell apart), which callers treat as unknown.
+  bool sameDescription(const OpCall& described) const;
 };
 
 // A call with its key, as a signature keeps it: every call of that key is this

@@ -74,6 +74,49 @@ TEST(OpCall, StaticArgumentsAreInTheKey) {
   EXPECT_NE(sumCall({1}, true).key(), key);
 }
 
+// The bridge reuses an op's last signature when sameDescription holds, in
+// place of building and looking up the key: it must never hold for calls of
+// different keys.
+TEST(OpCall, SameDescriptionImpliesTheSameKey) {
+  const OpCall base = mulCall(view(0, {3, 4}, {4, 1}), view(0, {4}, {1}));
+  std::vector<OpCall> variants;
+  variants.push_back(mulCall(view(0, {3, 4}, {4, 1}), view(0, {4}, {1}, 8)));
+  variants.push_back(mulCall(view(0, {3, 4}, {1, 3}), view(0, {4}, {1})));
+  variants.push_back(mulCall(view(0, {2, 4}, {4, 1}), view(0, {4}, {1})));
+  OpCall v = base;
+  v.arrays[0] = hlo::TensorType(ElementType::kF32, {13});
+  variants.push_back(v);
+  v = base;
+  v.op = "aten::div.Tensor";
+  variants.push_back(v);
+  v = base;
+  v.scalars[0] = hlo::TensorType(ElementType::kS64);
+  variants.push_back(v);
+  v = base;
+  v.zeroArrays = {true};
+  variants.push_back(v);
+  v = base;
+  v.args[2].kind = ArgValue::Kind::kDouble;
+  v.args[2].d = 0.0;
+  variants.push_back(v);
+  OpCall negZero = v;
+  negZero.args[2].d = -0.0;  // equal as doubles, not in the key
+  variants.push_back(negZero);
+  for (const OpCall& c : variants) {
+    ASSERT_NE(c.key(), base.key());
+    EXPECT_FALSE(base.sameDescription(c)) << c.key();
+    EXPECT_FALSE(c.sameDescription(base)) << c.key();
+  }
+  EXPECT_TRUE(base.sameDescription(mulCall(view(0, {3, 4}, {4, 1}), view(0, {4}, {1}))));
+  EXPECT_FALSE(v.sameDescription(negZero));
+  // A stored call has its write targets filled in after its key was made;
+  // a call just described has none, and one that has is not compared.
+  OpCall stored = base;
+  stored.writeBack = {{0, -1}};
+  EXPECT_TRUE(stored.sameDescription(base));
+  EXPECT_FALSE(base.sameDescription(stored));
+}
+
 TEST(TensorRef, WholeArrayMeansTheStorageInRowMajorOrder) {
   const hlo::TensorType flat(ElementType::kF32, {12});
   EXPECT_TRUE(view(0, {3, 4}, {4, 1}).isWholeArray(flat));
