@@ -114,6 +114,47 @@ def test_training_loop_settles_into_two_cached_programs_per_step() -> None:
     assert c["fallbacks"] == {}
 
 
+def test_attention_training_is_steady_from_its_third_step() -> None:
+    """Programs compiled per step of a causal-attention model's AdamW loop: the
+    forward and the backward with the update at the first step; at the second
+    only the update's program again (no optimizer state to create now, and its
+    step-dependent numbers become inputs); none after. The forward's scalar
+    fills (attention's 0 and -inf) and the backward's gradient seed (1) are
+    sites of different traces: none of them turns into an input."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    from gpt import GPT, GPTConfig
+
+    torch.manual_seed(0)
+    cfg = GPTConfig(vocab=32, context=8, dim=16, heads=2, layers=1)
+    idx = torch.randint(0, cfg.vocab, (2, cfg.context))
+
+    def train(device: str, steps: int) -> tuple[list[float], list[int]]:
+        torch.manual_seed(0)
+        model = GPT(cfg).to(device)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+        x = idx.to(device)
+        losses, compiles = [], []
+        for _ in range(steps):
+            before = counters()["compiles"]
+            opt.zero_grad()
+            logits = model(x)
+            loss = nn.functional.cross_entropy(logits.reshape(-1, cfg.vocab), x.reshape(-1))
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+            compiles.append(counters()["compiles"] - before)
+        return losses, compiles
+
+    cpu, _ = train("cpu", 5)
+    with torchtpu.mode("defer"):
+        tpu, compiles = train("tpu", 5)
+    torch.testing.assert_close(torch.tensor(tpu), torch.tensor(cpu), rtol=1e-4, atol=1e-5)
+    assert compiles == [2, 1, 0, 0, 0], compiles
+
+
 def test_loop_without_host_reads_is_cut_where_it_repeats() -> None:
     x = torch.randn(8, 8).to("tpu")
     w = torch.randn(8, 8).to("tpu") / 4

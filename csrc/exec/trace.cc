@@ -322,8 +322,8 @@ FlushPlan planFlush(const Trace& t) {
 // The history is per call site, not per trace, so a number that changes
 // from one training step to the next (an optimizer's bias correction) is an
 // input already in the second step's program, whose trace differs from the
-// first step's (which initialized the optimizer state): the loop's program
-// is built once, at its second step.
+// first step's (which initialized the optimizer state): the loop's update
+// program is built once more, at its second step, and its forward's never.
 struct ProgramKey {
   std::string structure;
   std::string key;
@@ -339,11 +339,20 @@ ProgramKey programKey(const Trace& t, const FlushPlan& plan) {
   // with different numbers (x * 0.5 and y * 2) keep both as constants, while
   // the same site's number changing from one flush to the next becomes an
   // input.
+  // Sites are also told apart by the trace's first op, so traces of other
+  // parts of a loop (a step's forward, and its backward, which starts with
+  // the gradient seed's fill) never share a site: a forward's fill with 0
+  // and a backward's seed fill with 1 are two sites, not one number that
+  // changed. One loop's traces start the same from one iteration to the next.
+  const std::string head =
+      t.nodes.empty() ? std::string() : std::to_string(std::hash<std::string>{}(t.nodes[0].key()));
   std::unordered_map<std::string, int> occurrences;
   for (const Node& n : t.nodes) {
     const size_t count = n.call().scalars.size();
     if (count == 0) continue;
-    std::string site = n.key();
+    std::string site = head;
+    site += '|';
+    site += n.key();
     site += '@';
     site += std::to_string(occurrences[n.key()]++);
     std::vector<std::optional<HostScalar>>& seen = scalarHistory()[site];
