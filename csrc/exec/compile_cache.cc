@@ -47,7 +47,9 @@ std::string pluginIdentity() {
   std::ostringstream out;
   out << c->plugin().path() << "|" << c->platformName() << "|" << c->platformVersion();
   for (const auto& [k, v] : c->plugin().attributes()) out << "|" << k << "=" << v;
-  out << "|" << runtime::CompileOptions{}.fingerprint();
+  // Programs compiled on a client of one device are pinned to it
+  // (runtime::Client::compile): not for clients with more devices.
+  out << "|" << runtime::CompileOptions{}.fingerprint() << "|devices=" << c->deviceCount();
   return out.str();
 }
 

@@ -184,7 +184,14 @@ std::shared_ptr<Executable> Client::compile(std::string_view mlir,
   static constexpr char kFormat[] = "mlir";
   program->format = kFormat;
   program->format_size = sizeof(kFormat) - 1;
-  const std::string opts = options.serialize();
+  // A portable program on a client of one device is compiled for that
+  // device: its launches skip the plugin's portable-execution path (about
+  // 0.8 us of a 5 us launch on the XLA CPU plugin).
+  CompileOptions effective = options;
+  if (effective.portable && effective.replicaDevices.empty() && deviceCount() == 1) {
+    effective.portable = false;
+  }
+  const std::string opts = effective.serialize();
   detail::Args<PJRT_Client_Compile_Args> args;
   args->client = client_;
   args->program = program.get();

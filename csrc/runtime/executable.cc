@@ -87,7 +87,17 @@ ExecuteResult Executable::execute(const std::vector<const Buffer*>& args,
                                                  std::to_string(devices_.size()) +
                                                  " devices: launch it with executeReplicated");
   }
-  std::vector<PJRT_Buffer*> rawArgs = rawArguments(args, -1);
+  // A program compiled for one device (a portable program compiled on a
+  // client of one device, see Client::compile) runs there; a portable one
+  // runs on the device asked for.
+  const bool pinned = devices_.size() == 1;
+  if (pinned && options.device >= 0 && options.device != devices_[0]) {
+    throw Error(ErrorCode::kInvalidArgument, "program '" + name_ + "' was compiled for device " +
+                                                 std::to_string(devices_[0]) + ", not device " +
+                                                 std::to_string(options.device));
+  }
+  const int device = pinned ? devices_[0] : (options.device >= 0 ? options.device : 0);
+  std::vector<PJRT_Buffer*> rawArgs = rawArguments(args, pinned ? device : -1);
   PJRT_Buffer* const* argList = rawArgs.data();
 
   std::vector<PJRT_Buffer*> rawOuts(numOutputs_, nullptr);
@@ -97,7 +107,6 @@ ExecuteResult Executable::execute(const std::vector<const Buffer*>& args,
   opts->non_donatable_input_indices = options.nonDonatable.data();
   opts->num_non_donatable_input_indices = options.nonDonatable.size();
 
-  const int device = options.device >= 0 ? options.device : 0;
   PJRT_Event* doneEvent = nullptr;
   detail::Args<PJRT_LoadedExecutable_Execute_Args> exec;
   exec->executable = exe_;
@@ -107,7 +116,7 @@ ExecuteResult Executable::execute(const std::vector<const Buffer*>& args,
   exec->num_args = rawArgs.size();
   exec->output_lists = &outList;
   exec->device_complete_events = &doneEvent;
-  exec->execute_device = client_->rawDevice(device);
+  if (!pinned) exec->execute_device = client_->rawDevice(device);
   TORCHTPU_PJRT_CALL(api, PJRT_LoadedExecutable_Execute, exec);
 
   ExecuteResult result;

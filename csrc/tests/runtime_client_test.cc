@@ -130,6 +130,32 @@ TEST(Execute, RunsOnTheSecondDevice) {
   EXPECT_EQ(toHostF32(r.outputs[0]), (std::vector<float>{2, 4, 6, 8}));
 }
 
+// On a client of one device a program is compiled for that device (its
+// launches skip the portable path); on a client of several it stays portable.
+TEST(Execute, OneDeviceClientPinsItsPrograms) {
+  auto multi = testClient();
+  ASSERT_GT(multi->deviceCount(), 1);
+  EXPECT_TRUE(multi->compile(kAddProgram)->devices().empty());
+
+  auto plugin = Plugin::load(multi->plugin().path());
+  auto single = Client::create(plugin, {{"cpu_device_count", int64_t{1}}});
+  auto exe = single->compile(kAddProgram);
+  EXPECT_EQ(exe->devices(), std::vector<int>{0});
+  float a[4] = {1, 2, 3, 4};
+  Buffer x = single->toDevice(a, ElementType::kF32, {4});
+  ExecuteOptions opts;
+  opts.device = 0;
+  auto r = exe->execute({&x, &x}, opts);
+  r.done.await();
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.outputs[0].deviceIndex(), 0);
+  EXPECT_EQ(toHostF32(r.outputs[0]), (std::vector<float>{2, 4, 6, 8}));
+  // Serialized and loaded again, it is still pinned.
+  EXPECT_EQ(single->deserialize(exe->serialize())->devices(), std::vector<int>{0});
+  opts.device = 1;
+  EXPECT_THROW(exe->execute({&x, &x}, opts), Error);
+}
+
 TEST(Execute, ParseErrorShowsTheParserMessageAndLine) {
   const char* bad = R"(module @bad {
   func.func public @main(%a: tensor<4xf32>) -> tensor<4xf32> {
