@@ -65,8 +65,9 @@ FoundSignature findSignature(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu);
   auto it = entries().find(key);
   if (it == entries().end()) return {};
-  if (it->second.compiled || recording()) metrics().cacheHits += 1;
-  return {it->second.signature, it->second.compiled};
+  FoundSignature found{it->second.signature, it->second.compiled};
+  countSignatureHit(found);
+  return found;
 }
 
 uint64_t signatureGeneration() { return generation.load(std::memory_order_acquire); }

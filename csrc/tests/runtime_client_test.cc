@@ -116,18 +116,23 @@ TEST(Execute, CompilesAndRuns) {
   EXPECT_EQ(out[0].values<float>(), (std::vector<float>{11, 22, 33, 44}));
 }
 
-TEST(Execute, RunsOnTheSecondDevice) {
-  auto client = testClient();
-  auto exe = client->compile(kAddProgram);
+// Runs kAddProgram's `exe` on {1, 2, 3, 4} + itself on `device` and checks
+// the result and where it is.
+void expectAddRunsOn(const Client& client, const Executable& exe, int device) {
   float a[4] = {1, 2, 3, 4};
-  Buffer x = client->toDevice(a, ElementType::kF32, {4}, 1);
+  Buffer x = client.toDevice(a, ElementType::kF32, {4}, device);
   ExecuteOptions opts;
-  opts.device = 1;
-  auto r = exe->execute({&x, &x}, opts);
+  opts.device = device;
+  auto r = exe.execute({&x, &x}, opts);
   r.done.await();
   ASSERT_EQ(r.outputs.size(), 1u);
-  EXPECT_EQ(r.outputs[0].deviceIndex(), 1);
+  EXPECT_EQ(r.outputs[0].deviceIndex(), device);
   EXPECT_EQ(toHostF32(r.outputs[0]), (std::vector<float>{2, 4, 6, 8}));
+}
+
+TEST(Execute, RunsOnTheSecondDevice) {
+  auto client = testClient();
+  expectAddRunsOn(*client, *client->compile(kAddProgram), 1);
 }
 
 // On a client of one device a program is compiled for that device (its
@@ -141,17 +146,12 @@ TEST(Execute, OneDeviceClientPinsItsPrograms) {
   auto single = Client::create(plugin, {{"cpu_device_count", int64_t{1}}});
   auto exe = single->compile(kAddProgram);
   EXPECT_EQ(exe->devices(), std::vector<int>{0});
+  expectAddRunsOn(*single, *exe, 0);
+  // Serialized and loaded again, it is still pinned.
+  EXPECT_EQ(single->deserialize(exe->serialize())->devices(), std::vector<int>{0});
   float a[4] = {1, 2, 3, 4};
   Buffer x = single->toDevice(a, ElementType::kF32, {4});
   ExecuteOptions opts;
-  opts.device = 0;
-  auto r = exe->execute({&x, &x}, opts);
-  r.done.await();
-  ASSERT_EQ(r.outputs.size(), 1u);
-  EXPECT_EQ(r.outputs[0].deviceIndex(), 0);
-  EXPECT_EQ(toHostF32(r.outputs[0]), (std::vector<float>{2, 4, 6, 8}));
-  // Serialized and loaded again, it is still pinned.
-  EXPECT_EQ(single->deserialize(exe->serialize())->devices(), std::vector<int>{0});
   opts.device = 1;
   EXPECT_THROW(exe->execute({&x, &x}, opts), Error);
 }
