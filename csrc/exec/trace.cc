@@ -20,6 +20,7 @@
 #include "exec/runtime_state.h"
 #include "exec/trace_owner.h"
 #include "exec/trace_state.h"
+#include "exec/trace_state_init.h"
 #include "hlo/module.h"
 #include "lower/core/lowering.h"
 #include "runtime/client.h"
@@ -316,19 +317,34 @@ FlushPlan planFlush(const Trace& t) {
 }
 
 // The program a flush runs: its structure, its cache key, and which scalars
-// are constants of it. Scalars start as constants of the program (XLA
-// optimizes constants much better than inputs); a scalar of an op call site
-// whose value has changed between two flushes is a program input for good.
-// The history is per call site, not per trace, so a number that changes
-// from one training step to the next (an optimizer's bias correction) is an
-// input already in the second step's program, whose trace differs from the
-// first step's (which initialized the optimizer state): the loop's update
-// program is built once more, at its second step, and its forward's never.
+// are constants of it. A single number starts as a constant of the program
+// (XLA optimizes constants much better than inputs); a scalar of an op call
+// site whose value has changed between two flushes is a program input for
+// good. Lists of numbers and generator states are inputs from the start
+// (inputsFromTheStart). With the optimizer state's fills split off the first
+// step (exec/trace_state_init.h), a training loop's first step builds the
+// programs every later step runs: its optimizer's bias corrections (lists)
+// are inputs from the start, and its learning rate, a constant until a
+// scheduler changes it, then an input.
 struct ProgramKey {
   std::string structure;
   std::string key;
   std::vector<bool> constant;
 };
+
+// The scalars of a call that are program inputs from its first flush: lists
+// of numbers (a foreach op's per-tensor values, such as an optimizer's bias
+// corrections, which change every step) and generator states (whose offset
+// advances at every call). A single number starts as a constant.
+std::vector<size_t> inputsFromTheStart(const ir::OpCall& call) {
+  std::vector<size_t> out;
+  for (const ir::ArgValue& a : call.args) {
+    if (a.scalar < 0) continue;
+    const bool list = a.kind == ir::ArgValue::Kind::kScalar && !call.scalars[a.scalar].dims.empty();
+    if (list || a.kind == ir::ArgValue::Kind::kRng) out.push_back(static_cast<size_t>(a.scalar));
+  }
+  return out;
+}
 
 ProgramKey programKey(const Trace& t, const FlushPlan& plan) {
   ProgramKey k;
@@ -357,8 +373,10 @@ ProgramKey programKey(const Trace& t, const FlushPlan& plan) {
     site += std::to_string(occurrences[n.key()]++);
     std::vector<std::optional<HostScalar>>& seen = scalarHistory()[site];
     const auto first = static_cast<size_t>(n.firstScalar);
-    if (seen.size() != count)
+    if (seen.size() != count) {
       seen.assign(t.scalars.begin() + first, t.scalars.begin() + first + count);
+      for (size_t s : inputsFromTheStart(n.call())) seen[s].reset();
+    }
     for (size_t s = 0; s < count; ++s) {
       if (seen[s] && *seen[s] != t.scalars[first + s]) seen[s].reset();
       k.constant[first + s] = seen[s].has_value();
@@ -513,6 +531,10 @@ std::vector<ArrayPtr> launchTrace(Trace& t, const FusedProgram& program, const F
 
 }  // namespace
 
+namespace {
+void runTrace(Trace& t, const std::string& reason);
+}  // namespace
+
 void flushLocked(Trace& t, const std::string& reason) {
   if (t.nodes.empty()) return;
   HostSpan span(SpanKind::kFlush, "tpu::flush", t.device);
@@ -525,12 +547,24 @@ void flushLocked(Trace& t, const std::string& reason) {
         runtime::ErrorCode::kFailedPrecondition,
         "a graph being captured for torch.compile needs a value on the host (" + reason + ")");
   }
+  if (std::optional<StateInit> init = splitStateInit(t)) {
+    runTrace(init->trace, reason);
+    replaceStateInit(t, std::move(*init));
+  }
+  runTrace(t, reason);
+  metrics().addFlush(reason);
+}
+
+namespace {
+
+// Compiles (or finds) and launches the program of `t`, resolves its live
+// values and starts the next trace.
+void runTrace(Trace& t, const std::string& reason) {
   const FlushPlan plan = planFlush(t);
   const ProgramKey k = programKey(t, plan);
   const ScalarLayout layout = layoutScalars(t, k.constant);
   const std::shared_ptr<const FusedProgram> program = fusedProgramFor(t, plan, k, layout, reason);
   std::vector<ArrayPtr> produced = launchTrace(t, *program, plan, layout, reason);
-  metrics().addFlush(reason);
   metrics().fusedOps += static_cast<int64_t>(t.nodes.size());
   for (size_t o = 0; o < plan.live.size(); ++o) {
     plan.live[o]->resolved = std::move(produced[o]);
@@ -538,6 +572,8 @@ void flushLocked(Trace& t, const std::string& reason) {
   }
   t.reset();
 }
+
+}  // namespace
 
 }  // namespace detail
 
