@@ -2,7 +2,8 @@
 
 When ``loss.backward()`` (``torch.autograd.backward``) or
 ``torch.autograd.grad`` starts from a tpu tensor on a thread whose deferred
-trace holds ops, the trace is cut there: the forward is compiled and launched as its own program,
+trace holds ops, the trace is cut there: the forward is compiled and launched as its own program
+(a new one compiles on a thread of its own while the backward is recorded and compiled),
 and the backward (with what follows it, such as the optimizer step) is
 recorded into the next one, which is cut again where ``optimizer.step()``
 returns (a global optimizer hook), so the forward's saved values are freed
@@ -18,6 +19,7 @@ turns it off: forward and backward then fuse into one program, as before.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 from collections.abc import Callable
@@ -59,13 +61,17 @@ def _cut(reason: str = "backward") -> None:
     if not _hooked_optimizers:
         _hook_optimizers()
     if _enabled and not torch.compiler.is_compiling() and _C._pending_own_ops() > 0:
+        # At a backward pass's start, a forward program not built yet compiles
+        # on a thread of its own while the backward is recorded (and its
+        # program compiled): the two compiles overlap.
+        background = reason == "backward"
         if torch.autograd.profiler._is_profiler_enabled:
             # Under torch.profiler, the programs' device time is listed under
             # this span (there is no ATen op here to own it).
             with torch.profiler.record_function(f"torchtpu::cut ({reason})"):
-                _C._flush_own(reason)
+                _C._flush_own(reason, background)
         else:
-            _C._flush_own(reason)
+            _C._flush_own(reason, background)
 
 
 def _after_optimizer_step(optimizer: Any, args: Any, kwargs: Any) -> None:
@@ -96,6 +102,8 @@ def _wrap(fn: F, roots_kwarg: str) -> F:
 def install() -> None:
     """Wraps torch.autograd.backward and torch.autograd.grad (once: a wrapper
     is marked). ``Tensor.backward`` calls ``torch.autograd.backward``."""
+    # Background compiles finish before the interpreter (and the plugin) goes.
+    atexit.register(_C._join_background_flushes)
     for name, roots in (("backward", "tensors"), ("grad", "outputs")):
         fn = getattr(torch.autograd, name)
         if not getattr(fn, "__torchtpu_backward_cut__", False):

@@ -186,12 +186,12 @@ class CallBuilder {
       auto [a, pend] = ds->contents();
       // A computed array of another dtype is repointed to the view's: later
       // calls read it without a reinterpretation.
-      if (a && a->buffer().elementType() != ref.dtype) a = storageArrayAs(*ds, ref.dtype);
+      if (a && a->type().dtype != ref.dtype) a = storageArrayAs(*ds, ref.dtype);
       if (pend) {
         call_.arrays.push_back(pend->type);
         call_.zeroArrays.push_back(false);
       } else if (a) {
-        call_.arrays.emplace_back(a->buffer().elementType(), a->buffer().dims());
+        call_.arrays.push_back(a->type());
         call_.zeroArrays.push_back(false);
       } else {
         // Uninitialized: the program makes the zeros, nothing is uploaded.

@@ -2,6 +2,7 @@
 
 #include "exec/device_memory.h"
 #include "exec/metrics.h"
+#include "runtime/element_type.h"
 
 namespace torchtpu::exec {
 
@@ -11,10 +12,37 @@ ArrayOrigin makeOrigin(std::string what, const std::string& source) {
 }
 
 DeviceArray::DeviceArray(runtime::Buffer buffer, ArrayOrigin origin)
-    : buffer_(std::move(buffer)), bytes_(buffer_.hostSizeBytes()), origin_(std::move(origin)) {
+    : buffer_(std::move(buffer)),
+      type_(buffer_.elementType(), buffer_.dims()),
+      device_(buffer_.deviceIndex()),
+      bytes_(buffer_.hostSizeBytes()),
+      origin_(std::move(origin)) {
   metrics().liveBuffers += 1;
   metrics().addLiveBytes(static_cast<int64_t>(bytes_));
   noteAllocated(*this);
+}
+
+DeviceArray::DeviceArray(hlo::TensorType type, int device,
+                         std::shared_ptr<const ArrayPromise> promise, ArrayOrigin origin)
+    : type_(std::move(type)),
+      device_(device),
+      bytes_(static_cast<size_t>(type_.numElements()) * runtime::elementByteSize(type_.dtype)),
+      origin_(std::move(origin)),
+      promise_(std::move(promise)),
+      late_(true) {
+  metrics().liveBuffers += 1;
+  metrics().addLiveBytes(static_cast<int64_t>(bytes_));
+  noteAllocated(*this);
+}
+
+void DeviceArray::awaitBuffer() const {
+  promise_->wait();  // throws the program's failure
+  // The promise returns only after settleLate() gave this array its buffer.
+}
+
+void settleLate(DeviceArray& late, DeviceArray& made) {
+  late.buffer_ = std::move(made.buffer_);
+  late.late_.store(false, std::memory_order_release);
 }
 
 DeviceArray::~DeviceArray() {

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "exec/background_flush.h"
 #include "exec/compile_cache.h"
 #include "exec/device_event.h"
 #include "exec/launch.h"
@@ -192,6 +193,7 @@ void synchronize(int device, bool flushAll) {
   } else {
     flushOwnTraces("sync");
   }
+  joinBackgroundFlushes();
   std::deque<std::pair<int, runtime::Event>> mine;
   {
     std::lock_guard<std::mutex> lock(pendingMu);

@@ -51,6 +51,7 @@ void Metrics::reset() {
   graphEagerRuns = 0;
   compiledCollectives = 0;
   programEvictions = 0;
+  backgroundCompiles = 0;
   std::lock_guard<std::mutex> lock(mu_);
   fallbacks_.clear();
   flushes_.clear();

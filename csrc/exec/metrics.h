@@ -32,6 +32,9 @@ struct Metrics {
   std::atomic<int64_t> compiledCollectives{0};
   // Times an in-memory program cache was full and emptied (exec/program_limit.h).
   std::atomic<int64_t> programEvictions{0};
+  // Fused programs compiled on a thread of their own while the host went on
+  // (exec/background_flush.h).
+  std::atomic<int64_t> backgroundCompiles{0};
 
   void addFlush(const std::string& reason);
   std::map<std::string, int64_t> flushes() const;

@@ -1,6 +1,7 @@
 #include "exec/trace.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "exec/background_flush.h"
 #include "exec/compile_cache.h"
 #include "exec/device_memory.h"
 #include "exec/launch.h"
@@ -59,6 +61,12 @@ std::map<std::pair<int, uint64_t>, Trace>& traces() {
 std::unordered_map<std::string, std::vector<std::optional<HostScalar>>>& scalarHistory() {
   static auto* h = new std::unordered_map<std::string, std::vector<std::optional<HostScalar>>>();
   return *h;
+}
+// The fused programs by key; guarded by programCacheMutex() (background
+// flushes store theirs without the trace lock).
+std::mutex& programCacheMutex() {
+  static auto* m = new std::mutex();
+  return *m;
 }
 std::unordered_map<std::string, std::shared_ptr<const FusedProgram>>& programCache() {
   static auto* c = new std::unordered_map<std::string, std::shared_ptr<const FusedProgram>>();
@@ -303,7 +311,7 @@ FlushPlan planFlush(const Trace& t) {
   }
   std::vector<bool> taken(plan.outputs.size(), false);
   for (size_t p = 0; p < t.inputs.size(); ++p) {
-    if (t.inputs[p].use_count() != 1) continue;
+    if (useCountOutsideBackground(t.inputs[p]) != 1) continue;
     const hlo::TensorType type = t.inputs[p]->type();
     for (size_t o = 0; o < plan.outputs.size(); ++o) {
       if (!taken[o] && t.valueTypes[plan.outputs[o]] == type) {
@@ -438,9 +446,8 @@ std::shared_ptr<const FusedProgram> compileTrace(Trace& t, const FlushPlan& plan
     fused->exe = compileCached(
         text, "a fused program of " + std::to_string(t.nodes.size()) + " ops", {}, origin);
     if (metrics().compiles.load() > before) {
-      static bool compiledBefore = false;  // under traceMutex()
-      if (compiledBefore) metrics().recompiles += 1;
-      compiledBefore = true;
+      static std::atomic<bool> compiledBefore{false};
+      if (compiledBefore.exchange(true)) metrics().recompiles += 1;
     }
   } catch (const std::exception& e) {
     const std::string culprit = blame(t);
@@ -456,18 +463,38 @@ std::shared_ptr<const FusedProgram> compileTrace(Trace& t, const FlushPlan& plan
   return fused;
 }
 
-// The cached program of `k`, or a new one.
+// The cached program of `key`, or null.
+std::shared_ptr<const FusedProgram> cachedProgram(const std::string& key) {
+  std::lock_guard<std::mutex> lock(programCacheMutex());
+  auto it = programCache().find(key);
+  return it == programCache().end() ? nullptr : it->second;
+}
+
+void storeProgram(const std::string& key, std::shared_ptr<const FusedProgram> fused) {
+  std::lock_guard<std::mutex> lock(programCacheMutex());
+  makeRoomForProgram(programCache());
+  programCache()[key] = std::move(fused);
+}
+
+// The cached program of `k` (waiting for a background flush that builds
+// it), or a new one.
 std::shared_ptr<const FusedProgram> fusedProgramFor(Trace& t, const FlushPlan& plan,
                                                     const ProgramKey& k, const ScalarLayout& layout,
                                                     const std::string& reason) {
-  if (auto it = programCache().find(k.key); it != programCache().end()) {
+  std::shared_ptr<const FusedProgram> fused = cachedProgram(k.key);
+  if (fused == nullptr) {
+    if (auto building = backgroundFlushOf(k.key)) {
+      building->join();
+      fused = cachedProgram(k.key);
+    }
+  }
+  if (fused != nullptr) {
     metrics().cacheHits += 1;
-    return it->second;
+    return fused;
   }
   noteNewProgram(t, k, reason);
-  std::shared_ptr<const FusedProgram> fused = compileTrace(t, plan, layout);
-  makeRoomForProgram(programCache());
-  programCache()[k.key] = fused;
+  fused = compileTrace(t, plan, layout);
+  storeProgram(k.key, fused);
   return fused;
 }
 
@@ -532,10 +559,10 @@ std::vector<ArrayPtr> launchTrace(Trace& t, const FusedProgram& program, const F
 }  // namespace
 
 namespace {
-void runTrace(Trace& t, const std::string& reason);
+void runTrace(Trace& t, const std::string& reason, bool background);
 }  // namespace
 
-void flushLocked(Trace& t, const std::string& reason) {
+void flushLocked(Trace& t, const std::string& reason, bool background) {
   if (t.nodes.empty()) return;
   HostSpan span(SpanKind::kFlush, "tpu::flush", t.device);
   if (span.active()) {
@@ -548,22 +575,91 @@ void flushLocked(Trace& t, const std::string& reason) {
         "a graph being captured for torch.compile needs a value on the host (" + reason + ")");
   }
   if (std::optional<StateInit> init = splitStateInit(t)) {
-    runTrace(init->trace, reason);
+    runTrace(init->trace, reason, false);
     replaceStateInit(t, std::move(*init));
   }
-  runTrace(t, reason);
+  runTrace(t, reason, background && backgroundCompileEnabled());
   metrics().addFlush(reason);
 }
 
 namespace {
 
+// A flush whose program is new, run on a thread of its own: its live values
+// are late arrays now, settled when the program, once compiled, launches.
+// The trace moves to that thread; the caller's trace starts anew.
+void runInBackground(Trace& t, const FlushPlan& plan, const ProgramKey& k,
+                     const ScalarLayout& layout, const std::string& reason) {
+  noteNewProgram(t, k, reason);
+  struct State {
+    Trace trace;
+    FlushPlan plan;  // without `live`: the flush holds no pending value
+    ScalarLayout layout;
+    std::vector<ArrayPtr> late;
+  };
+  auto state = std::make_shared<State>();
+  state->plan.outputs = plan.outputs;
+  state->plan.donations = plan.donations;
+  state->layout = layout;
+  std::shared_ptr<BackgroundFlush> flush = BackgroundFlush::make(k.key);
+  const std::vector<ArrayOrigin> origins = outputOrigins(t, plan.live);
+  std::vector<const DeviceArray*> held;
+  for (const ArrayPtr& in : t.inputs) held.push_back(in.get());
+  for (size_t o = 0; o < plan.live.size(); ++o) {
+    state->late.push_back(
+        std::make_shared<DeviceArray>(t.valueTypes[plan.outputs[o]], t.device, flush, origins[o]));
+    held.push_back(state->late.back().get());
+  }
+  const auto ops = static_cast<int64_t>(t.nodes.size());
+  state->trace = std::move(t);
+  t = Trace();
+  auto work = [state, key = k.key, reason, ops] {
+    // Its compile and launch show under a flush span of this thread.
+    HostSpan span(SpanKind::kFlush, "tpu::flush", state->trace.device);
+    if (span.active()) {
+      span.detail("reason", reason + " (background)");
+      span.detail("ops", ops);
+    }
+    const int64_t before = metrics().compiles.load();
+    std::shared_ptr<const FusedProgram> program =
+        compileTrace(state->trace, state->plan, state->layout);
+    if (metrics().compiles.load() > before) metrics().backgroundCompiles += 1;
+    storeProgram(key, program);
+    std::vector<ArrayPtr> made =
+        launchTrace(state->trace, *program, state->plan, state->layout, reason);
+    for (size_t o = 0; o < made.size(); ++o) settleLate(*state->late[o], *made[o]);
+    metrics().fusedOps += ops;
+  };
+  auto release = [state] {
+    state->trace.reset();
+    state->late.clear();
+  };
+  for (size_t o = 0; o < plan.live.size(); ++o) {
+    plan.live[o]->resolved = state->late[o];
+    if (plan.live[o]->hasShape) labelShape(*plan.live[o]->resolved, plan.live[o]->shape);
+  }
+  flush->start(std::move(work), std::move(release), std::move(held));
+}
+
 // Compiles (or finds) and launches the program of `t`, resolves its live
-// values and starts the next trace.
-void runTrace(Trace& t, const std::string& reason) {
+// values and starts the next trace. `background`: a program that is not built
+// yet compiles and launches on a thread of its own (runInBackground).
+void runTrace(Trace& t, const std::string& reason, bool background) {
   const FlushPlan plan = planFlush(t);
   const ProgramKey k = programKey(t, plan);
   const ScalarLayout layout = layoutScalars(t, k.constant);
+  if (background && cachedProgram(k.key) == nullptr && backgroundFlushOf(k.key) == nullptr) {
+    runInBackground(t, plan, k, layout, reason);
+    t.reset();
+    return;
+  }
   const std::shared_ptr<const FusedProgram> program = fusedProgramFor(t, plan, k, layout, reason);
+  for (auto [p, o] : plan.donations) {
+    // A donated buffer that a background flush still reads: it launches first.
+    if (heldInBackground(t.inputs[p].get())) {
+      joinBackgroundFlushes();
+      break;
+    }
+  }
   std::vector<ArrayPtr> produced = launchTrace(t, *program, plan, layout, reason);
   metrics().fusedOps += static_cast<int64_t>(t.nodes.size());
   for (size_t o = 0; o < plan.live.size(); ++o) {
@@ -710,11 +806,11 @@ void flushTraces(const std::string& reason, int device) {
                 [](const auto& e) { return e.second.nodes.empty() && !e.second.capturing; });
 }
 
-void flushOwnTraces(const std::string& reason) {
+void flushOwnTraces(const std::string& reason, bool background) {
   const uint64_t owner = currentTraceOwner().id;
   std::lock_guard<std::recursive_mutex> lock(traceMutex());
   for (auto& [at, t] : traces()) {
-    if (at.second == owner) flushLocked(t, reason);
+    if (at.second == owner) flushLocked(t, reason, background);
   }
 }
 

@@ -47,7 +47,10 @@ void flushTraces(const std::string& reason, int device = -1);
 // Runs what the calling thread's owner recorded (exec/trace_owner.h), on every
 // device; other threads' traces are left to grow (cutting them where they are
 // would give programs that never come again).
-void flushOwnTraces(const std::string& reason);
+// `background`: programs not built yet compile on a thread of their own while
+// the caller goes on recording (the cut where a backward pass starts; see
+// exec/background_flush.h).
+void flushOwnTraces(const std::string& reason, bool background = false);
 // Ops recorded and not yet run by the calling thread (every device).
 size_t pendingOwnOps();
 

@@ -60,7 +60,9 @@ std::recursive_mutex& traceMutex();
 Trace& traceFor(int device);
 Trace& traceFor(int device, uint64_t owner);
 // Compiles and runs trace `t` (no-op when empty). Requires traceMutex().
-void flushLocked(Trace& t, const std::string& reason);
+// `background`: a new program compiles and launches on a thread of its own
+// while the caller goes on (exec/background_flush.h).
+void flushLocked(Trace& t, const std::string& reason, bool background = false);
 
 // Runtime scalars travel packed: one 1-D array per element type holds the
 // scalars of that type back to back (one host-to-device copy each).

@@ -6,6 +6,7 @@
 #include "aten/generator.h"
 #include "aten/profiler.h"
 #include "aten/storage.h"
+#include "exec/background_flush.h"
 #include "exec/compile_cache.h"
 #include "exec/device_memory.h"
 #include "exec/executor.h"
@@ -49,6 +50,7 @@ py::dict metricsDict() {
   d["graph_eager_runs"] = m.graphEagerRuns.load();
   d["compiled_collectives"] = m.compiledCollectives.load();
   d["program_evictions"] = m.programEvictions.load();
+  d["background_compiles"] = m.backgroundCompiles.load();
   return d;
 }
 
@@ -211,7 +213,14 @@ void bindModes(py::module_& m) {
       py::arg("reason"), py::arg("device") = -1);
   m.def("_pending_ops", &exec::pendingOps);
   m.def("_pending_own_ops", &exec::pendingOwnOps);
-  m.def("_flush_own", [](const std::string& reason) { exec::flushOwnTraces(reason); });
+  m.def(
+      "_flush_own",
+      [](const std::string& reason, bool background) { exec::flushOwnTraces(reason, background); },
+      py::arg("reason"), py::arg("background") = false);
+  m.def("_join_background_flushes", [] {
+    py::gil_scoped_release release;
+    exec::joinBackgroundFlushes();
+  });
   // Modes by name: this thread's (`is_default` false) or every thread's default.
   m.def(
       "_set_mode",
