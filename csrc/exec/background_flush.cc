@@ -1,5 +1,7 @@
 #include "exec/background_flush.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <thread>
@@ -20,6 +22,15 @@ std::vector<std::shared_ptr<BackgroundFlush>>& registry() {
   return *r;
 }
 std::atomic<int> unfinished{0};
+
+// A forked child has none of the parent's threads: nothing of theirs will
+// finish there, so nothing waits for them (its runtime refuses work anyway,
+// runtime/fork_guard.h).
+void forgetInChild() { unfinished.store(0); }
+[[maybe_unused]] const bool forkHandled = [] {
+  pthread_atfork(nullptr, nullptr, &forgetInChild);
+  return true;
+}();
 
 std::vector<std::shared_ptr<BackgroundFlush>> snapshot() {
   std::lock_guard<std::mutex> lock(registryMutex());
@@ -94,7 +105,7 @@ bool backgroundCompileEnabled() {
 }
 
 void joinBackgroundFlushes() {
-  if (unfinished.load() == 0) return;
+  if (unfinished.load() == 0) return;  // also in a forked child
   for (const auto& f : snapshot()) f->join();
 }
 
