@@ -29,11 +29,8 @@ DeviceArray::DeviceArray(hlo::TensorType type, int device,
       bytes_(static_cast<size_t>(type_.numElements()) * runtime::elementByteSize(type_.dtype)),
       origin_(std::move(origin)),
       promise_(std::move(promise)),
-      late_(true) {
-  metrics().liveBuffers += 1;
-  metrics().addLiveBytes(static_cast<int64_t>(bytes_));
-  noteAllocated(*this);
-}
+      late_(true),
+      counted_(false) {}  // counted once it has its buffer (settleLate)
 
 void DeviceArray::awaitBuffer() const {
   promise_->wait();  // throws the program's failure
@@ -42,10 +39,22 @@ void DeviceArray::awaitBuffer() const {
 
 void settleLate(DeviceArray& late, DeviceArray& made) {
   late.buffer_ = std::move(made.buffer_);
+  // The memory moves from `made` to `late`: counted once, not twice.
+  if (made.counted_) {
+    noteFreed(made);
+    metrics().liveBuffers -= 1;
+    metrics().addLiveBytes(-static_cast<int64_t>(made.bytes_));
+    made.counted_ = false;
+  }
+  late.counted_ = true;
+  metrics().liveBuffers += 1;
+  metrics().addLiveBytes(static_cast<int64_t>(late.bytes_));
+  noteAllocated(late);
   late.late_.store(false, std::memory_order_release);
 }
 
 DeviceArray::~DeviceArray() {
+  if (!counted_) return;
   noteFreed(*this);
   metrics().liveBuffers -= 1;
   metrics().addLiveBytes(-static_cast<int64_t>(bytes_));

@@ -32,7 +32,8 @@ class DeviceArray {
   explicit DeviceArray(runtime::Buffer buffer, ArrayOrigin origin = nullptr);
   // A late array: an output of a program compiled in the background
   // (exec/background_flush.h). Its type and device are known now; buffer()
-  // waits until `promise`'s program launched.
+  // waits until `promise`'s program launched. It counts in the live-memory
+  // figures from then on, when its buffer exists.
   DeviceArray(hlo::TensorType type, int device, std::shared_ptr<const ArrayPromise> promise,
               ArrayOrigin origin = nullptr);
   ~DeviceArray();
@@ -74,6 +75,7 @@ class DeviceArray {
   ArrayOrigin origin_;
   std::shared_ptr<const ArrayPromise> promise_;  // late arrays only
   std::atomic<bool> late_{false};
+  bool counted_ = true;  // in the live-memory accounting
   // Guarded by the live-array lock (exec/device_memory.cc).
   std::vector<int64_t> shape_;
   bool hasShape_ = false;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "exec/background_flush.h"
+#include "exec/metrics.h"
 #include "runtime/error.h"
 #include "tests/test_support.h"
 
@@ -32,9 +33,11 @@ std::vector<float> download(const DeviceArray& a) {
 
 TEST(BackgroundFlush, LateArrayWaitsForItsBufferAndDonationCountsSkipTheFlush) {
   const ArrayPtr input = upload({1, 2, 3});
+  const int64_t liveBefore = metrics().liveBytes.load();
   auto flush = BackgroundFlush::make("settles");
   auto late = std::make_shared<DeviceArray>(hlo::TensorType(ElementType::kF32, {3}), 0, flush);
   EXPECT_TRUE(late->late());
+  EXPECT_EQ(metrics().liveBytes.load(), liveBefore);  // no memory yet
   EXPECT_EQ(late->type(), hlo::TensorType(ElementType::kF32, {3}));
   std::promise<void> go;
   std::shared_future<void> ready = go.get_future().share();
@@ -60,6 +63,8 @@ TEST(BackgroundFlush, LateArrayWaitsForItsBufferAndDonationCountsSkipTheFlush) {
   EXPECT_FALSE(late->late());
   flush->join();
   joinBackgroundFlushes();
+  // The buffer is counted once, as the late array's.
+  EXPECT_EQ(metrics().liveBytes.load(), liveBefore + 12);
   EXPECT_EQ(backgroundFlushOf("settles"), nullptr);
   EXPECT_FALSE(heldInBackground(input.get()));
   EXPECT_EQ(input.use_count(), 1);
