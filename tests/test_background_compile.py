@@ -106,3 +106,52 @@ def test_turned_off_the_programs_and_values_are_the_same(tmp_path: Path) -> None
     assert off[0] == on[0]  # the same programs give the same losses, bit for bit
     assert off[1] == on[1] == [3, 0, 0]
     assert off[2] == [0, 0, 0] and on[2] == [1, 0, 0]
+
+
+# As in test_bad_input.py: the child gets an address-space limit, so a program
+# whose output does not fit fails at its launch without touching the machine's
+# memory.
+OOM_CHILD = """
+import resource
+import torch, torchtpu
+torch.ones(1, device="tpu").cpu()
+with open("/proc/self/status") as f:
+    mapped = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+limit = mapped + 5 * 2**30
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+w = torch.ones(4, device="tpu", requires_grad=True)
+with torchtpu.mode("defer"):
+    big = torch.ones(2**38, device="tpu")  # a live output of the forward: 1 TiB
+    loss = (w * 2).sum() + big[:4].sum()
+    try:
+        loss.backward()
+        print("backward returned")
+        print("loss", loss.item())
+    except RuntimeError as e:
+        print(type(e).__name__, str(e).splitlines()[0])
+    print("background", torchtpu.metrics.counters()["background_compiles"])
+    del big, loss
+    print("after", (torch.arange(3.0, device="tpu") * 2).cpu().tolist())
+w2 = torch.ones(4, device="tpu", requires_grad=True)
+with torchtpu.mode("defer"):
+    loss = (w2 * 3).sum()
+    loss.backward()
+    print("grad", w2.grad.cpu().tolist(), loss.item())
+"""
+
+
+def test_a_background_failure_is_raised_where_its_value_is_read() -> None:
+    """The forward's program fails at its launch on its own thread (out of
+    memory): backward() returns, reading the loss raises the error with what
+    made the largest value, and the process goes on."""
+    proc = subprocess.run(
+        [sys.executable, "-c", OOM_CHILD], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout
+    assert "backward returned" in out, out
+    assert "OutOfMemoryError torchtpu: out of device memory" in out, out
+    assert "comes from aten::fill_.Scalar" in out, out
+    assert "background 1" in out, out
+    assert "after [0.0, 2.0, 4.0]" in out, out
+    assert "grad [3.0, 3.0, 3.0, 3.0] 12.0" in out, out
