@@ -1,6 +1,8 @@
 """Threads in defer mode, side by side: N threads each training a small MLP
 (forward, backward, SGD) for a fixed time, against one thread alone; also an
-elementwise chain. Each configuration runs in its own process.
+elementwise chain. Each configuration runs in its own process. Mode "cpu" is
+PyTorch's own CPU eager on the same workloads: the reference for what Python
+threads get from PyTorch, whose op bindings release the GIL at every op.
 
     python benchmarks/threads.py [--seconds 5] [--threads 4] [--out benchmarks/results]
 
@@ -22,9 +24,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 
 WORKER = r"""
-import json, sys, threading, time, torch, torchtpu
+import contextlib, json, sys, threading, time, torch, torchtpu
 from torch import nn
 workload, mode, n, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+dev = "cpu" if mode == "cpu" else "tpu"  # "cpu": PyTorch's own CPU eager, the reference
 
 def mlp_step(state):
     model, opt, x, y = state
@@ -43,10 +46,10 @@ def chain_step(state):
 def make(seed):
     torch.manual_seed(seed)
     if workload == "mlp":
-        model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 8)).to("tpu")
+        model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 8)).to(dev)
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
-        return (model, opt, torch.randn(32, 64, device="tpu"), torch.randn(32, 8, device="tpu"))
-    return (torch.randn(256, device="tpu"),)
+        return (model, opt, torch.randn(32, 64, device=dev), torch.randn(32, 8, device=dev))
+    return (torch.randn(256, device=dev),)
 
 step = mlp_step if workload == "mlp" else chain_step
 counts = [0] * n
@@ -54,7 +57,7 @@ start = threading.Barrier(n + 1)
 stop = threading.Event()
 
 def run(k):
-    with torchtpu.mode(mode):
+    with contextlib.nullcontext() if mode == "cpu" else torchtpu.mode(mode):
         state = make(k)
         for _ in range(3):  # warm-up
             step(state).item()
@@ -104,7 +107,7 @@ def main() -> None:
     args = ap.parse_args()
     rows = []
     for workload in ("mlp", "chain"):
-        for mode in ("defer", "strict"):
+        for mode in ("defer", "strict", "cpu"):
             one = run_one(workload, mode, 1, args.seconds)
             many = run_one(workload, mode, args.threads, args.seconds)
             rows.append(
