@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <thread>
@@ -109,25 +110,22 @@ void joinBackgroundFlushes() {
   for (const auto& f : snapshot()) f->join();
 }
 
+long BackgroundFlush::holdsLocked(const DeviceArray* a) {
+  long n = 0;
+  for (const auto& f : registry()) n += std::count(f->held_.begin(), f->held_.end(), a);
+  return n;
+}
+
 bool heldInBackground(const DeviceArray* a) {
   if (unfinished.load() == 0) return false;
   std::lock_guard<std::mutex> lock(registryMutex());
-  for (const auto& f : registry()) {
-    for (const DeviceArray* h : f->held_) {
-      if (h == a) return true;
-    }
-  }
-  return false;
+  return BackgroundFlush::holdsLocked(a) > 0;
 }
 
 long useCountOutsideBackground(const ArrayPtr& a) {
   if (unfinished.load() == 0) return a.use_count();
   std::lock_guard<std::mutex> lock(registryMutex());
-  long count = a.use_count();
-  for (const auto& f : registry()) {
-    for (const DeviceArray* h : f->held_) count -= h == a.get() ? 1 : 0;
-  }
-  return count;
+  return a.use_count() - BackgroundFlush::holdsLocked(a.get());
 }
 
 std::shared_ptr<BackgroundFlush> backgroundFlushOf(const std::string& key) {

@@ -38,9 +38,11 @@ class BackgroundFlush : public ArrayPromise, public std::enable_shared_from_this
   const std::string& key() const { return key_; }
 
  private:
+  BackgroundFlush() = default;
+  // References the unfinished flushes hold to `a`; requires the registry's lock.
+  static long holdsLocked(const DeviceArray* a);
   friend long useCountOutsideBackground(const ArrayPtr& a);
   friend bool heldInBackground(const DeviceArray* a);
-  BackgroundFlush() = default;
   void run(std::function<void()> work, std::function<void()> release);
 
   std::string key_;

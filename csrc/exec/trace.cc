@@ -42,11 +42,27 @@ void Trace::reset() {
   id = 0;  // traceFor() gives it the next id
 }
 
+void resolveValue(PendingValue& p, ArrayPtr array) {
+  p.resolved = std::move(array);
+  if (p.hasShape) labelShape(*p.resolved, p.shape);
+}
+
+int Trace::bindInput(const ArrayPtr& a) {
+  // Looked up before inserting: emplace allocates a map node first.
+  auto it = inputIndex.find(a.get());
+  if (it == inputIndex.end()) {
+    it = inputIndex.emplace(a.get(), static_cast<int>(inputs.size())).first;
+    inputs.push_back(a);
+  }
+  return -1 - it->second;
+}
+
 namespace {
 
 struct FusedProgram {
   std::shared_ptr<runtime::Executable> exe;
   std::vector<int> outputs;  // value ids returned, in order
+  bool compiled = false;     // compiled when made (not loaded from the disk cache)
 };
 
 uint64_t nextTraceId = 1;
@@ -445,7 +461,8 @@ std::shared_ptr<const FusedProgram> compileTrace(Trace& t, const FlushPlan& plan
     }
     fused->exe = compileCached(
         text, "a fused program of " + std::to_string(t.nodes.size()) + " ops", {}, origin);
-    if (metrics().compiles.load() > before) {
+    fused->compiled = metrics().compiles.load() > before;
+    if (fused->compiled) {
       static std::atomic<bool> compiledBefore{false};
       if (compiledBefore.exchange(true)) metrics().recompiles += 1;
     }
@@ -619,10 +636,9 @@ void runInBackground(Trace& t, const FlushPlan& plan, const ProgramKey& k,
       span.detail("reason", reason + " (background)");
       span.detail("ops", ops);
     }
-    const int64_t before = metrics().compiles.load();
     std::shared_ptr<const FusedProgram> program =
         compileTrace(state->trace, state->plan, state->layout);
-    if (metrics().compiles.load() > before) metrics().backgroundCompiles += 1;
+    if (program->compiled) metrics().backgroundCompiles += 1;
     storeProgram(key, program);
     std::vector<ArrayPtr> made =
         launchTrace(state->trace, *program, state->plan, state->layout, reason);
@@ -633,10 +649,7 @@ void runInBackground(Trace& t, const FlushPlan& plan, const ProgramKey& k,
     state->trace.reset();
     state->late.clear();
   };
-  for (size_t o = 0; o < plan.live.size(); ++o) {
-    plan.live[o]->resolved = state->late[o];
-    if (plan.live[o]->hasShape) labelShape(*plan.live[o]->resolved, plan.live[o]->shape);
-  }
+  for (size_t o = 0; o < plan.live.size(); ++o) resolveValue(*plan.live[o], state->late[o]);
   flush->start(std::move(work), std::move(release), std::move(held));
 }
 
@@ -662,10 +675,7 @@ void runTrace(Trace& t, const std::string& reason, bool background) {
   }
   std::vector<ArrayPtr> produced = launchTrace(t, *program, plan, layout, reason);
   metrics().fusedOps += static_cast<int64_t>(t.nodes.size());
-  for (size_t o = 0; o < plan.live.size(); ++o) {
-    plan.live[o]->resolved = std::move(produced[o]);
-    if (plan.live[o]->hasShape) labelShape(*plan.live[o]->resolved, plan.live[o]->shape);
-  }
+  for (size_t o = 0; o < plan.live.size(); ++o) resolveValue(*plan.live[o], std::move(produced[o]));
   t.reset();
 }
 
@@ -746,16 +756,9 @@ RecordedOutputs recordOpCall(const ir::KeyedCallPtr& shared, std::vector<ArrayBi
           break;
         }
         [[fallthrough]];
-      case ArrayBinding::Kind::kArray: {
-        // Looked up before inserting: emplace allocates a map node first.
-        auto it = t->inputIndex.find(b.array.get());
-        if (it == t->inputIndex.end()) {
-          it = t->inputIndex.emplace(b.array.get(), static_cast<int>(t->inputs.size())).first;
-          t->inputs.push_back(b.array);
-        }
-        node.arrays.push_back(-1 - it->second);
+      case ArrayBinding::Kind::kArray:
+        node.arrays.push_back(t->bindInput(b.array));
         break;
-      }
     }
   }
   node.firstScalar = static_cast<int>(t->scalars.size());

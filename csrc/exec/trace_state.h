@@ -51,7 +51,14 @@ struct Trace {
   // Drops everything recorded and starts a new trace id (pending values of
   // the old one can no longer be computed).
   void reset();
+  // The binding of array `a` as a trace input (-1 - p), added as the next
+  // input when the trace does not read it yet.
+  int bindInput(const ArrayPtr& a);
 };
+
+// Gives pending value `p` its computed array (and the array the shape of the
+// tensor it holds, for memory reports).
+void resolveValue(PendingValue& p, ArrayPtr array);
 
 // Guards every trace.
 std::recursive_mutex& traceMutex();

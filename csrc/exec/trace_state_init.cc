@@ -76,10 +76,7 @@ void replaceStateInit(Trace& t, StateInit init) {
   for (size_t i = 0; i < init.replaced.size(); ++i) {
     const int v = init.replaced[i];
     made[v] = std::move(init.values[i]->resolved);
-    if (PendingPtr p = t.values[v].lock()) {
-      p->resolved = made[v];
-      if (p->hasShape) labelShape(*p->resolved, p->shape);
-    }
+    if (PendingPtr p = t.values[v].lock()) resolveValue(*p, made[v]);
   }
   init = StateInit();  // the inputs' only other holders: donation counts on it
   // The remaining nodes, with the made arrays as inputs. Inputs are numbered
@@ -91,14 +88,6 @@ void replaceStateInit(Trace& t, StateInit init) {
   out.owner = t.owner;
   out.scalars = std::move(t.scalars);
   out.scalarTypes = std::move(t.scalarTypes);
-  auto input = [&out](const ArrayPtr& a) {
-    auto it = out.inputIndex.find(a.get());
-    if (it == out.inputIndex.end()) {
-      it = out.inputIndex.emplace(a.get(), static_cast<int>(out.inputs.size())).first;
-      out.inputs.push_back(a);
-    }
-    return -1 - it->second;
-  };
   std::vector<int> renumbered(t.values.size(), -1);
   for (Node& n : t.nodes) {
     if (isFreshZeroFill(n) && made[n.outputs[0]]) continue;
@@ -110,9 +99,9 @@ void replaceStateInit(Trace& t, StateInit init) {
       if (b == kZeroBinding) {
         m.arrays.push_back(b);
       } else if (b < 0) {
-        m.arrays.push_back(input(t.inputs[-1 - b]));
+        m.arrays.push_back(out.bindInput(t.inputs[-1 - b]));
       } else if (made[b]) {
-        m.arrays.push_back(input(made[b]));
+        m.arrays.push_back(out.bindInput(made[b]));
       } else {
         m.arrays.push_back(renumbered[b]);
       }

@@ -7,7 +7,6 @@
 #include <optional>
 #include <vector>
 
-#include "exec/device_memory.h"
 #include "exec/trace_state.h"
 
 namespace torchtpu::exec::detail {
