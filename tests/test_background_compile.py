@@ -13,6 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import child_python
 import torch
 from torch import nn
 
@@ -108,17 +109,11 @@ def test_turned_off_the_programs_and_values_are_the_same(tmp_path: Path) -> None
     assert off[2] == [0, 0, 0] and on[2] == [1, 0, 0]
 
 
-# As in test_bad_input.py: the child gets an address-space limit, so a program
-# whose output does not fit fails at its launch without touching the machine's
-# memory.
-OOM_CHILD = """
-import resource
-import torch, torchtpu
-torch.ones(1, device="tpu").cpu()
-with open("/proc/self/status") as f:
-    mapped = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
-limit = mapped + 5 * 2**30
-resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+# The child limits its address space, so a program whose output does not fit
+# fails at its launch without touching the machine's memory.
+OOM_CHILD = (
+    child_python.ADDRESS_SPACE_LIMIT
+    + """
 w = torch.ones(4, device="tpu", requires_grad=True)
 with torchtpu.mode("defer"):
     big = torch.ones(2**38, device="tpu")  # a live output of the forward: 1 TiB
@@ -138,15 +133,14 @@ with torchtpu.mode("defer"):
     loss.backward()
     print("grad", w2.grad.cpu().tolist(), loss.item())
 """
+)
 
 
 def test_a_background_failure_is_raised_where_its_value_is_read() -> None:
     """The forward's program fails at its launch on its own thread (out of
     memory): backward() returns, reading the loss raises the error with what
     made the largest value, and the process goes on."""
-    proc = subprocess.run(
-        [sys.executable, "-c", OOM_CHILD], capture_output=True, text=True, timeout=300
-    )
+    proc = child_python.run_python(OOM_CHILD, 300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout
     assert "backward returned" in out, out

@@ -3,11 +3,10 @@ mixed devices, unsupported dtypes, out of device memory, a missing plugin."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import warnings
 
+import child_python
 import pytest
 import torch
 
@@ -17,13 +16,7 @@ SAME_DEVICE = "Expected all tensors to be on the same device"
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    return child_python.run_python(code, 180, **env)
 
 
 def still_works() -> None:
@@ -106,20 +99,11 @@ def test_quantized_and_sparse_tensors_are_clear_errors() -> None:
 
 # ---- out of device memory ------------------------------------------------------------------
 
-# The CPU plugin has no memory limit of its own: the child process gets an
-# address-space limit, so an over-large allocation fails there without ever
-# touching the memory of the machine. The limit is 5 GiB above what torch,
-# torchtpu and the plugin have mapped once started (about 1.4 GiB with the CPU
-# build of torch, 3.9 GiB with a CUDA build, which maps its CUDA libraries):
-# room for the 3.5 GiB host tensor of "upload", not for its device copy too.
-OOM_CHILD = """
-import resource
-import torch, torchtpu
-torch.ones(1, device="tpu").cpu()
-with open("/proc/self/status") as f:
-    mapped = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
-limit = mapped + 5 * 2**30
-resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+# The child limits its address space (child_python.ADDRESS_SPACE_LIMIT): room
+# for the 3.5 GiB host tensor of "upload", not for its device copy too.
+OOM_CHILD = (
+    child_python.ADDRESS_SPACE_LIMIT
+    + """
 x = torch.empty(2**40, device="tpu")  # nothing allocated yet
 print("empty ok", x.shape[0] == 2**40)
 for name, f in [
@@ -138,6 +122,7 @@ for name, f in [
 del x
 print("after", (torch.ones(3, device="tpu") + 1).cpu().tolist())
 """
+)
 
 
 def test_out_of_device_memory_is_an_error_and_the_process_goes_on() -> None:

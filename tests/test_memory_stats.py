@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
+import child_python
 import pytest
 import torch
 
@@ -16,13 +16,7 @@ import torchtpu  # noqa: F401
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return child_python.run_python(code, 300, **env)
 
 
 @pytest.mark.parametrize("mode", ["strict", "defer"])

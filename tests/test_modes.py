@@ -3,13 +3,12 @@ the coverage tiers of an op without a lowering (CPU fallback, or an error)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import threading
 import warnings
 from collections.abc import Iterator
 
+import child_python
 import pytest
 import torch
 
@@ -17,13 +16,7 @@ import torchtpu
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return child_python.run_python(code, 120, **env)
 
 
 @pytest.fixture(autouse=True)
