@@ -6,6 +6,7 @@
 // twice. Split off, the first step's trace has the later steps' structure.
 #include "exec/trace_state_init.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "exec/op_program.h"
@@ -16,18 +17,18 @@ namespace {
 
 // A fill that makes a new storage's zeros: zero_ on an uninitialized array,
 // with no runtime scalars (so the trace's scalar numbering is unchanged
-// without it).
+// without it). Checked at every flush: the op's name is compared last.
 bool isFreshZeroFill(const Node& n) {
-  return n.call().op == "aten::zero_" && n.arrays.size() == 1 && n.arrays[0] == kZeroBinding &&
-         n.call().scalars.empty() && n.outputs.size() == 1;
+  return n.arrays.size() == 1 && n.arrays[0] == kZeroBinding && n.outputs.size() == 1 &&
+         n.call().scalars.empty() && n.call().op == "aten::zero_";
 }
 
 }  // namespace
 
 std::optional<StateInit> splitStateInit(const Trace& t) {
-  bool any = false;
-  for (const Node& n : t.nodes) any = any || isFreshZeroFill(n);
-  if (!any || t.capturing) return std::nullopt;
+  if (t.capturing || std::none_of(t.nodes.begin(), t.nodes.end(), isFreshZeroFill)) {
+    return std::nullopt;
+  }
   // Per value: the value that an in-place op made from it (its storage's
   // next contents), or -1.
   std::vector<int> next(t.values.size(), -1);
@@ -42,8 +43,7 @@ std::optional<StateInit> splitStateInit(const Trace& t) {
   StateInit init;
   init.trace.device = t.device;
   init.trace.owner = t.owner;
-  for (size_t i = 0; i < t.nodes.size(); ++i) {
-    const Node& n = t.nodes[i];
+  for (const Node& n : t.nodes) {
     if (!isFreshZeroFill(n)) continue;
     int last = n.outputs[0];
     while (next[last] >= 0) last = next[last];
