@@ -7,7 +7,7 @@ import site
 import sys
 from dataclasses import dataclass
 
-from torchtpu import _C
+from torchtpu import _C, _host_malloc
 
 _rt = _C.runtime
 
@@ -45,8 +45,12 @@ def resolve(spec: str | None = None) -> str:
     return _rt.resolve_plugin_path(spec or "", search_dirs())
 
 
+def _is_cpu_plugin(path: str) -> bool:
+    return "cpu" in os.path.basename(path)
+
+
 def _client_options(path: str) -> dict[str, int]:
-    if "cpu" in os.path.basename(path):
+    if _is_cpu_plugin(path):
         return {"cpu_device_count": int(os.environ.get(CPU_DEVICES_ENV, "1"))}
     return {}
 
@@ -55,6 +59,8 @@ def init() -> None:
     """Open the plugin (once per process)."""
     if not _C._runtime_initialized():
         path = resolve()
+        if _is_cpu_plugin(path):
+            _host_malloc.tune()  # the CPU plugin's device memory is the host's heap
         _C._init_runtime(path, _client_options(path))
 
 
