@@ -232,7 +232,12 @@ def reset_accumulated_memory_stats(device: Any = None) -> None:
 
 
 def empty_cache() -> None:
-    """Nothing to release: device buffers are freed when their last tensor goes."""
+    """Release memory that freed tensors leave behind. Device buffers are freed
+    when their last tensor goes; on the XLA CPU plugin, whose buffers are host
+    mallocs that the heap keeps for reuse (see torchtpu/_host_malloc.py), the
+    heap's free memory goes back to the system."""
+    if _C._runtime_initialized():
+        _C._release_freed_device_memory()
 
 
 def mem_get_info(device: Any = None) -> tuple[int, int]:

@@ -30,7 +30,8 @@ void fill(c10::CachingAllocator::StatArray& stat, int64_t current, int64_t peak,
 // array comes with the first write). As a c10::DeviceAllocator it answers
 // torch.accelerator's memory calls (memory_allocated, memory_stats,
 // empty_cache, ...) from torchtpu's accounting (exec/device_memory.h); there
-// is no cache of freed buffers, so reserved equals allocated.
+// is no cache of freed buffers, so reserved equals allocated (empty_cache
+// gives the CPU plugin's freed host heap back to the system).
 class TpuAllocator final : public c10::DeviceAllocator {
  public:
   c10::DataPtr allocate(size_t nbytes) override {
@@ -45,7 +46,7 @@ class TpuAllocator final : public c10::DeviceAllocator {
   }
 
   bool initialized() override { return exec::runtimeInitialized(); }
-  void emptyCache(c10::MempoolId_t) override {}                    // nothing is cached
+  void emptyCache(c10::MempoolId_t) override { exec::releaseFreedDeviceMemory(); }
   void recordStream(const c10::DataPtr&, c10::Stream) override {}  // one stream per device
   c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override {
     const exec::DeviceMemoryStats m = exec::deviceMemoryStats(device);

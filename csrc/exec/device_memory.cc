@@ -1,6 +1,9 @@
 #include "exec/device_memory.h"
 
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -135,6 +138,16 @@ std::optional<std::pair<int64_t, int64_t>> deviceMemoryInfo(int device) {
     if (total > 0 && free >= 0) return std::make_pair(free, total);
   }
   return std::nullopt;
+}
+
+bool releaseFreedDeviceMemory() {
+#if defined(__GLIBC__)
+  if (runtimeInitialized() && client()->platformName() == "cpu") {
+    malloc_trim(0);
+    return true;
+  }
+#endif
+  return false;
 }
 
 void resetPeakDeviceMemory(int device) {

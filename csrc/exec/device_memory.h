@@ -45,6 +45,11 @@ DeviceMemoryStats deviceMemoryStats(int device);
 // plugin, whose device memory is the host's, the host's available and total
 // memory; nothing where neither is known.
 std::optional<std::pair<int64_t, int64_t>> deviceMemoryInfo(int device);
+// empty_cache: on the XLA CPU plugin, whose device buffers are host mallocs
+// kept in the heap when freed (torchtpu/_host_malloc.py), gives the heap's
+// free memory back to the system (glibc's malloc_trim); says whether it did.
+// Nothing to do on other plugins: their buffers are freed at once.
+bool releaseFreedDeviceMemory();
 
 // Peaks start again from what is allocated now.
 void resetPeakDeviceMemory(int device);

@@ -163,6 +163,7 @@ void bindMetricsAndMemory(py::module_& m) {
         return py::make_tuple(info->first, info->second);
       },
       py::arg("device"));
+  m.def("_release_freed_device_memory", &exec::releaseFreedDeviceMemory);
   m.def("_reset_accumulated_device_memory", &exec::resetAccumulatedDeviceMemory, py::arg("device"));
   m.def(
       "_largest_live_arrays",
