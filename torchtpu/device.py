@@ -236,8 +236,7 @@ def empty_cache() -> None:
     when their last tensor goes; on the XLA CPU plugin, whose buffers are host
     mallocs that the heap keeps for reuse (see torchtpu/_host_malloc.py), the
     heap's free memory goes back to the system."""
-    if _C._runtime_initialized():
-        _C._release_freed_device_memory()
+    _C._release_freed_device_memory()  # nothing to do before the runtime starts
 
 
 def mem_get_info(device: Any = None) -> tuple[int, int]:

@@ -603,7 +603,7 @@ namespace {
 
 // A flush whose program is new, run on a thread of its own: its live values
 // are late arrays now, settled when the program, once compiled, launches.
-// The trace moves to that thread; the caller's trace starts anew.
+// The trace moves to that thread; the caller resets what is left of it.
 void runInBackground(Trace& t, const FlushPlan& plan, const ProgramKey& k,
                      const ScalarLayout& layout, const std::string& reason) {
   noteNewProgram(t, k, reason);
@@ -628,7 +628,6 @@ void runInBackground(Trace& t, const FlushPlan& plan, const ProgramKey& k,
   }
   const auto ops = static_cast<int64_t>(t.nodes.size());
   state->trace = std::move(t);
-  t = Trace();
   auto work = [state, key = k.key, reason, ops] {
     // Its compile and launch show under a flush span of this thread.
     HostSpan span(SpanKind::kFlush, "tpu::flush", state->trace.device);
