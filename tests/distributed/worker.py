@@ -439,3 +439,11 @@ def main() -> None:
 if __name__ == "__main__":
     tempfile.tempdir = os.environ.get("TMPDIR")
     main()
+    # Leave without the interpreter's final teardown: with 4 ranks on a busy
+    # 2-core machine, about one run in five aborted there ("terminate called
+    # without an active exception") in a ProcessGroupGloo worker thread
+    # (pt_gloo_runloop, forced unwind while Python's final garbage collection
+    # ran), after the results were written and the process group destroyed.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
