@@ -47,7 +47,7 @@ class DeviceArray {
   // Whether its buffer is still to come (a late array whose program has not
   // launched yet).
   bool late() const { return late_.load(std::memory_order_acquire); }
-  hlo::TensorType type() const { return type_; }
+  const hlo::TensorType& type() const { return type_; }
   size_t bytes() const { return bytes_; }
   int device() const { return device_; }
   // What made it ("" when not known).

@@ -80,7 +80,7 @@ FoundSignature addSignature(const ir::OpCall& call, const std::string& key,
                             std::shared_ptr<const SignatureExtra> extra,
                             const std::vector<HostScalar>& scalars) {
   auto signature = std::make_shared<OpSignature>();
-  signature->call = std::make_shared<const ir::KeyedCall>(ir::KeyedCall{call, key});
+  signature->call = std::make_shared<const ir::KeyedCall>(call, key);
   signature->extra = std::move(extra);
   std::shared_ptr<const CompiledOp> compiled;
   if (recording()) {

@@ -17,6 +17,7 @@
 #include "exec/metrics.h"
 #include "exec/op_program.h"
 #include "exec/profile_events.h"
+#include "exec/program_key.h"
 #include "exec/program_limit.h"
 #include "exec/recompile_explainer.h"
 #include "exec/runtime_state.h"
@@ -71,13 +72,6 @@ std::map<std::pair<int, uint64_t>, Trace>& traces() {
   static auto* t = new std::map<std::pair<int, uint64_t>, Trace>();
   return *t;
 }
-// Per op-call site (op key and which call of it in the trace): the values its
-// runtime scalars had when first flushed, each dropped for good once one
-// differs.
-std::unordered_map<std::string, std::vector<std::optional<HostScalar>>>& scalarHistory() {
-  static auto* h = new std::unordered_map<std::string, std::vector<std::optional<HostScalar>>>();
-  return *h;
-}
 // The fused programs by key; guarded by programCacheMutex() (background
 // flushes store theirs without the trace lock).
 std::mutex& programCacheMutex() {
@@ -107,31 +101,6 @@ Trace& traceFor(int device, uint64_t owner) {
 }
 
 Trace& traceFor(int device) { return traceFor(device, currentTraceOwner().id); }
-
-namespace {
-
-// The structural key of a trace: its ops, their wiring, the live outputs and
-// the donated inputs.
-std::string traceKey(const Trace& t, const std::vector<int>& outputs,
-                     const std::vector<std::pair<int, int>>& donations) {
-  std::string key;
-  key.reserve(t.nodes.size() * 160);
-  for (const auto& in : t.inputs) key += in->type().str() + ",";
-  key += '|';
-  for (const Node& n : t.nodes) {
-    key += n.key();
-    key += '<';
-    for (int a : n.arrays) key += std::to_string(a) + ",";
-    key += '>';
-  }
-  key += '|';
-  for (int v : outputs) key += std::to_string(v) + ",";
-  key += '|';
-  for (auto [p, o] : donations) key += std::to_string(p) + ":" + std::to_string(o) + ",";
-  return key;
-}
-
-}  // namespace
 
 ScalarPacking packScalars(const std::vector<hlo::TensorType>& types) {
   ScalarPacking p;
@@ -308,15 +277,6 @@ std::string blame(const Trace& t) {
 
 namespace {
 
-// What a flush returns and donates: the values still referenced (by a
-// storage or anything else), and the inputs that only the trace still holds,
-// each giving its buffer to an output of the same type.
-struct FlushPlan {
-  std::vector<int> outputs;  // value ids
-  std::vector<PendingPtr> live;
-  std::vector<std::pair<int, int>> donations;  // (input, output)
-};
-
 FlushPlan planFlush(const Trace& t) {
   FlushPlan plan;
   for (size_t v = 0; v < t.values.size(); ++v) {
@@ -340,89 +300,6 @@ FlushPlan planFlush(const Trace& t) {
   return plan;
 }
 
-// The program a flush runs: its structure, its cache key, and which scalars
-// are constants of it. A single number starts as a constant of the program
-// (XLA optimizes constants much better than inputs); a scalar of an op call
-// site whose value has changed between two flushes is a program input for
-// good. Lists of numbers and generator states are inputs from the start
-// (inputsFromTheStart). With the optimizer state's fills split off the first
-// step (exec/trace_state_init.h), a training loop's first step builds the
-// programs every later step runs: its optimizer's bias corrections (lists)
-// are inputs from the start, and its learning rate, a constant until a
-// scheduler changes it, then an input.
-struct ProgramKey {
-  std::string structure;
-  std::string key;
-  std::vector<bool> constant;
-};
-
-// The scalars of a call that are program inputs from its first flush: lists
-// of numbers (a foreach op's per-tensor values, such as an optimizer's bias
-// corrections, which change every step) and generator states (whose offset
-// advances at every call). A single number starts as a constant.
-std::vector<size_t> inputsFromTheStart(const ir::OpCall& call) {
-  std::vector<size_t> out;
-  for (const ir::ArgValue& a : call.args) {
-    if (a.scalar < 0) continue;
-    const bool list = a.kind == ir::ArgValue::Kind::kScalar && !call.scalars[a.scalar].dims.empty();
-    if (list || a.kind == ir::ArgValue::Kind::kRng) out.push_back(static_cast<size_t>(a.scalar));
-  }
-  return out;
-}
-
-ProgramKey programKey(const Trace& t, const FlushPlan& plan) {
-  ProgramKey k;
-  k.structure = traceKey(t, plan.outputs, plan.donations);
-  k.constant.assign(t.scalars.size(), false);
-  // The history of a call is keyed by its op key and which call of that op
-  // it is in the trace (the third mul of this shape), so two sites of one op
-  // with different numbers (x * 0.5 and y * 2) keep both as constants, while
-  // the same site's number changing from one flush to the next becomes an
-  // input.
-  // Sites are also told apart by the trace's first op, so traces of other
-  // parts of a loop (a step's forward, and its backward, which starts with
-  // the gradient seed's fill) never share a site: a forward's fill with 0
-  // and a backward's seed fill with 1 are two sites, not one number that
-  // changed. One loop's traces start the same from one iteration to the next.
-  const std::string head =
-      t.nodes.empty() ? std::string() : std::to_string(std::hash<std::string>{}(t.nodes[0].key()));
-  std::unordered_map<std::string, int> occurrences;
-  for (const Node& n : t.nodes) {
-    const size_t count = n.call().scalars.size();
-    if (count == 0) continue;
-    std::string site = head;
-    site += '|';
-    site += n.key();
-    site += '@';
-    site += std::to_string(occurrences[n.key()]++);
-    std::vector<std::optional<HostScalar>>& seen = scalarHistory()[site];
-    const auto first = static_cast<size_t>(n.firstScalar);
-    if (seen.size() != count) {
-      seen.assign(t.scalars.begin() + first, t.scalars.begin() + first + count);
-      for (size_t s : inputsFromTheStart(n.call())) seen[s].reset();
-    }
-    for (size_t s = 0; s < count; ++s) {
-      if (seen[s] && *seen[s] != t.scalars[first + s]) seen[s].reset();
-      k.constant[first + s] = seen[s].has_value();
-    }
-  }
-  k.key = k.structure;
-  k.key += '#';
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (size_t s = 0; s < t.scalars.size(); ++s) {
-    if (!k.constant[s]) {
-      k.key += '*';
-      continue;
-    }
-    for (uint8_t byte : t.scalars[s]) {
-      k.key += kHex[byte >> 4];
-      k.key += kHex[byte & 15];
-    }
-    k.key += ',';
-  }
-  return k;
-}
-
 // Before a new program is built: the growth watcher and, when on, the
 // recompile explainer look at the trace.
 void noteNewProgram(const Trace& t, const ProgramKey& k, const std::string& reason) {
@@ -432,7 +309,8 @@ void noteNewProgram(const Trace& t, const ProgramKey& k, const std::string& reas
     summary.nodes.push_back({&n.call(), &n.key(), &n.arrays, &n.source});
   for (const auto& in : t.inputs) summary.inputTypes.push_back(in->type().str());
   for (bool c : k.constant) summary.scalarIsInput.push_back(!c);
-  summary.outputs = k.structure.substr(k.structure.rfind('|', k.structure.rfind('|') - 1));
+  const std::string& structure = *k.structure;
+  summary.outputs = structure.substr(structure.rfind('|', structure.rfind('|') - 1));
   summary.reason = reason;
   watchTraceGrowth(summary);
   if (explainRecompiles()) explainTraceCompile(summary);

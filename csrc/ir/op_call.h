@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hlo/types.h"
@@ -110,8 +112,11 @@ struct OpCall {
 // arrays' contents and its runtime scalars' values. Recorded ops share it
 // instead of each holding a copy.
 struct KeyedCall {
+  KeyedCall(OpCall c, std::string k)
+      : call(std::move(c)), key(std::move(k)), keyHash(std::hash<std::string>{}(key)) {}
   OpCall call;
   std::string key;
+  size_t keyHash;  // std::hash of key: a trace's structure is hashed from its ops' keys
 };
 using KeyedCallPtr = std::shared_ptr<const KeyedCall>;
 
