@@ -23,8 +23,8 @@ print("RESULT " + json.dumps({"y": y.cpu().tolist(), "z": z, "compiles": c["comp
 """
 
 
-def run(cache: Path) -> tuple[dict, str]:
-    env = dict(os.environ, TORCHTPU_CACHE_DIR=str(cache))
+def run(cache: Path, **extra: str) -> tuple[dict, str]:
+    env = dict(os.environ, TORCHTPU_CACHE_DIR=str(cache), **extra)
     proc = subprocess.run(
         [sys.executable, "-c", PROGRAM], env=env, capture_output=True, text=True, timeout=300
     )
@@ -46,6 +46,21 @@ def test_second_start_compiles_nothing(cache: Path) -> None:
     assert second["compiles"] == 0
     assert second["disk"] == first["compiles"]
     assert second["y"] == first["y"] and second["z"] == first["z"]
+
+
+def test_other_compiler_flags_build_their_own_entries(cache: Path) -> None:
+    """An executable compiled under other XLA_FLAGS is another program: it is
+    compiled and stored beside the first one, never loaded in its place."""
+    first, _ = run(cache, **({"XLA_FLAGS": ""} if "XLA_FLAGS" in os.environ else {}))
+    entries = set(cache.glob("*.exe"))
+    assert first["compiles"] >= 3 and len(entries) == first["compiles"]
+    flags = "--xla_cpu_enable_fast_math=false"  # the default: same numbers
+    flagged, _ = run(cache, XLA_FLAGS=flags)
+    assert flagged["compiles"] == first["compiles"] and flagged["disk"] == 0
+    assert len(set(cache.glob("*.exe")) - entries) == first["compiles"]
+    again, _ = run(cache, XLA_FLAGS=flags)
+    assert again["compiles"] == 0 and again["disk"] == first["compiles"]
+    assert flagged["y"] == first["y"] and again["y"] == first["y"]
 
 
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "empty"])

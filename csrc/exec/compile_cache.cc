@@ -41,12 +41,30 @@ uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ULL) {
   return h;
 }
 
-// What makes a compiled program reusable: the plugin and its compiler.
+// The compiler flags a plugin reads from the environment, once, when it first
+// compiles (XLA's XLA_FLAGS, libtpu's LIBTPU_INIT_ARGS): what they were when
+// this process first asked, as "|NAME=value" for each one set.
+const std::string& compilerFlagsFromEnvironment() {
+  static const std::string flags = [] {
+    std::string out;
+    for (const char* name : {"XLA_FLAGS", "LIBTPU_INIT_ARGS"}) {
+      if (const char* v = std::getenv(name); v != nullptr && *v != '\0') {
+        out += std::string("|") + name + "=" + v;
+      }
+    }
+    return out;
+  }();
+  return flags;
+}
+
+// What makes a compiled program reusable: the plugin, its compiler and the
+// compiler's flags (an executable built with other flags is another program).
 std::string pluginIdentity() {
   const auto& c = client();
   std::ostringstream out;
   out << c->plugin().path() << "|" << c->platformName() << "|" << c->platformVersion();
   for (const auto& [k, v] : c->plugin().attributes()) out << "|" << k << "=" << v;
+  out << compilerFlagsFromEnvironment();
   // Programs compiled on a client of one device are pinned to it
   // (runtime::Client::compile): not for clients with more devices.
   out << "|" << runtime::CompileOptions{}.fingerprint() << "|devices=" << c->deviceCount();
