@@ -128,6 +128,20 @@ def test_trace_cut_at_another_place() -> None:
     assert "cut after 2 ops (value needed) where the nearest was cut after 4" in r["detail"]
 
 
+def test_trace_whose_live_values_differ() -> None:
+    with torchtpu.mode("defer"):
+        x = torch.ones(37, device="tpu")
+        torchtpu.sync()
+        a = x.sin()
+        b = a.cos()
+        b.cpu()  # a is still referenced: an output of the program
+        del a, b
+        b = x.sin().cos()
+        b.cpu()  # the same ops, only the cos an output
+    [r] = explanations("trace")
+    assert r["cause"] == "outputs", r
+
+
 def test_compiled_graph_of_a_new_input_layout() -> None:
     f = torch.compile(lambda a: a * 2 + 1, backend="tpu", dynamic=True)
     f(torch.ones(17, device="tpu"))

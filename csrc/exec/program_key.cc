@@ -2,7 +2,9 @@
 
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
 
 #include "exec/program_limit.h"
@@ -16,27 +18,6 @@ namespace {
 std::unordered_map<std::string, std::vector<std::optional<HostScalar>>>& scalarHistory() {
   static auto* h = new std::unordered_map<std::string, std::vector<std::optional<HostScalar>>>();
   return *h;
-}
-
-// The structural key of a trace: its ops, their wiring, the live outputs and
-// the donated inputs.
-std::string traceKey(const Trace& t, const std::vector<int>& outputs,
-                     const std::vector<std::pair<int, int>>& donations) {
-  std::string key;
-  key.reserve(t.nodes.size() * 160);
-  for (const auto& in : t.inputs) key += in->type().str() + ",";
-  key += '|';
-  for (const Node& n : t.nodes) {
-    key += n.key();
-    key += '<';
-    for (int a : n.arrays) key += std::to_string(a) + ",";
-    key += '>';
-  }
-  key += '|';
-  for (int v : outputs) key += std::to_string(v) + ",";
-  key += '|';
-  for (auto [p, o] : donations) key += std::to_string(p) + ":" + std::to_string(o) + ",";
-  return key;
 }
 
 // The scalars of a call that are program inputs from its first flush: lists
@@ -61,7 +42,6 @@ struct Structure {
   std::vector<SmallInts> arrays;
   std::vector<int> outputs;
   std::vector<std::pair<int, int>> donations;
-  std::shared_ptr<const std::string> text;
   // Per node with scalars, in order: its call site's history (scalarHistory()
   // never drops an entry, and a map's elements stay where they are).
   std::vector<std::vector<std::optional<HostScalar>>*> sites;
@@ -90,7 +70,8 @@ uint64_t mixHash(uint64_t h, uint64_t v) {
   return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
 }
 
-// A hash of everything traceKey() writes (equal structures, equal hashes).
+// A hash of the structure (equal structures, equal hashes): its inputs' types,
+// its ops' keys and wiring, its outputs and donations.
 uint64_t structureHash(const Trace& t, const FlushPlan& plan) {
   if (everyHashCollides()) return 0;
   uint64_t h = mixHash(t.inputs.size(), t.nodes.size());
@@ -177,7 +158,6 @@ const Structure& structureOf(const Trace& t, const FlushPlan& plan) {
   }
   s->outputs = plan.outputs;
   s->donations = plan.donations;
-  s->text = std::make_shared<const std::string>(traceKey(t, plan.outputs, plan.donations));
   s->sites = scalarSites(t);
   structureCount += 1;
   auto& bucket = structures()[h];
@@ -190,7 +170,6 @@ const Structure& structureOf(const Trace& t, const FlushPlan& plan) {
 ProgramKey programKey(const Trace& t, const FlushPlan& plan) {
   const Structure& s = structureOf(t, plan);
   ProgramKey k;
-  k.structure = s.text;
   k.constant.assign(t.scalars.size(), false);
   size_t site = 0;
   for (const Node& n : t.nodes) {
@@ -223,7 +202,5 @@ ProgramKey programKey(const Trace& t, const FlushPlan& plan) {
   }
   return k;
 }
-
-size_t keptStructures() { return structureCount; }
 
 }  // namespace torchtpu::exec::detail

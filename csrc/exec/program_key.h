@@ -14,14 +14,13 @@
 // wiring, live outputs, donated inputs). Each structure met is kept, found
 // again by a hash of the trace and then compared in full, so two structures
 // whose hashes collide never share a program; a found structure gives its
-// number (the program key's stem), its text (for diagnostics) and its call
-// sites' scalar histories without building any of them again. Building the
-// text at every flush cost about 120 µs of host time per flush of the
-// GPT-style model's training step.
+// number (the program key's stem) and its call sites' scalar histories
+// without building either again. Writing the structure out as the key's text
+// at every flush cost about 120 µs of host time per flush of the GPT-style
+// model's training step.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,9 +40,6 @@ struct FlushPlan {
 };
 
 struct ProgramKey {
-  // The structure's text: input types, op keys with their wiring, outputs and
-  // donations (recompile diagnostics read it).
-  std::shared_ptr<const std::string> structure;
   // The program cache's key: the structure's number and the constant scalars'
   // bytes.
   std::string key;
@@ -53,9 +49,5 @@ struct ProgramKey {
 // The key of flushing `t` with `plan`; updates the scalar histories of its
 // call sites. Requires traceMutex().
 ProgramKey programKey(const Trace& t, const FlushPlan& plan);
-
-// Structures kept (at most cachedProgramLimit(); all are dropped when full).
-// Requires traceMutex().
-size_t keptStructures();
 
 }  // namespace torchtpu::exec::detail

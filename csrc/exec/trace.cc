@@ -302,15 +302,20 @@ FlushPlan planFlush(const Trace& t) {
 
 // Before a new program is built: the growth watcher and, when on, the
 // recompile explainer look at the trace.
-void noteNewProgram(const Trace& t, const ProgramKey& k, const std::string& reason) {
+void noteNewProgram(const Trace& t, const FlushPlan& plan, const ProgramKey& k,
+                    const std::string& reason) {
   TraceSummary summary;
   summary.device = t.device;
   for (const Node& n : t.nodes)
     summary.nodes.push_back({&n.call(), &n.key(), &n.arrays, &n.source});
   for (const auto& in : t.inputs) summary.inputTypes.push_back(in->type().str());
   for (bool c : k.constant) summary.scalarIsInput.push_back(!c);
-  const std::string& structure = *k.structure;
-  summary.outputs = structure.substr(structure.rfind('|', structure.rfind('|') - 1));
+  summary.outputs = "|";
+  for (int v : plan.outputs) summary.outputs += std::to_string(v) + ",";
+  summary.outputs += '|';
+  for (auto [p, o] : plan.donations) {
+    summary.outputs += std::to_string(p) + ":" + std::to_string(o) + ",";
+  }
   summary.reason = reason;
   watchTraceGrowth(summary);
   if (explainRecompiles()) explainTraceCompile(summary);
@@ -387,7 +392,7 @@ std::shared_ptr<const FusedProgram> fusedProgramFor(Trace& t, const FlushPlan& p
     metrics().cacheHits += 1;
     return fused;
   }
-  noteNewProgram(t, k, reason);
+  noteNewProgram(t, plan, k, reason);
   fused = compileTrace(t, plan, layout);
   storeProgram(k.key, fused);
   return fused;
@@ -484,7 +489,7 @@ namespace {
 // The trace moves to that thread; the caller resets what is left of it.
 void runInBackground(Trace& t, const FlushPlan& plan, const ProgramKey& k,
                      const ScalarLayout& layout, const std::string& reason) {
-  noteNewProgram(t, k, reason);
+  noteNewProgram(t, plan, k, reason);
   struct State {
     Trace trace;
     FlushPlan plan;  // without `live`: the flush holds no pending value
