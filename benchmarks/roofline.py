@@ -94,23 +94,17 @@ def worker(mode: str, steps: int, inputs_path: str) -> dict[str, Any]:
     }
 
 
-def step_flops() -> float:
+def step_flops(inputs_path: str) -> float:
     """Floating-point operations of one training step's forward and backward."""
-    import torch
     from torch.utils.flop_counter import FlopCounterMode
     from workloads import load_inputs, loss_of, new_model
 
-    with tempfile.TemporaryDirectory() as d:
-        from workloads import make_inputs
-
-        make_inputs(Path(d) / "inputs.pt")
-        inputs = load_inputs(Path(d) / "inputs.pt")
+    inputs = load_inputs(Path(inputs_path))
     model = new_model(inputs)
     counter = FlopCounterMode(display=False)
     with counter:
         loss = loss_of(model(inputs.idx[0]), inputs.tgt[0])
         loss.backward()
-    del torch
     return float(counter.get_total_flops())
 
 
@@ -169,13 +163,13 @@ def main() -> None:
     from workloads import make_inputs
 
     cores = len(os.sched_getaffinity(0))
-    flops = step_flops()
     peak = matmul_peak()
     best = max(peak.values())
     runs: dict[str, list[dict[str, Any]]] = {m: [] for m in MODES}
     with tempfile.TemporaryDirectory() as d:
         inputs_path = str(Path(d) / "inputs.pt")
         make_inputs(Path(inputs_path))
+        flops = step_flops(inputs_path)
         for _ in range(args.repeats):
             for mode in MODES:
                 runs[mode].append(_run_worker(mode, args.steps, inputs_path))
