@@ -6,15 +6,20 @@ threads get from PyTorch, whose op bindings release the GIL at every op.
 
     python benchmarks/threads.py [--seconds 5] [--threads 4] [--out benchmarks/results]
 
-Writes results/threads.json, results/threads.md and results/threads.png:
-iterations per second in total, per thread, the ratio of N threads to one, and
-the programs compiled and recompiled after warm-up.
+Runs 1, 2 and --threads threads. Writes results/threads.json, results/threads.md
+and results/threads.png: iterations per second in total and per thread, the
+ratio of N threads to one, the programs compiled and recompiled after warm-up,
+and where the CPU goes (from /proc, over the timed window): per iteration, the
+CPU of the threads that run the steps (and how much of it is in the kernel),
+of autograd's device thread and of every other thread (the plugin's pool and
+torchtpu's helpers), the context switches, and how many of the cores are busy.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -24,7 +29,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 
 WORKER = r"""
-import contextlib, json, sys, threading, time, torch, torchtpu
+import contextlib, json, os, sys, threading, time, torch, torchtpu
 from torch import nn
 workload, mode, n, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 dev = "cpu" if mode == "cpu" else "tpu"  # "cpu": PyTorch's own CPU eager, the reference
@@ -51,6 +56,25 @@ def make(seed):
         return (model, opt, torch.randn(32, 64, device=dev), torch.randn(32, 8, device=dev))
     return (torch.randn(256, device=dev),)
 
+def cpu_by_thread():
+    # Per thread: its class, user and system CPU seconds, context switches.
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/self/task/{tid}/status") as f:
+                status = f.read()
+        except OSError:  # the thread ended
+            continue
+        switches = sum(int(line.split()[1]) for line in status.splitlines()
+                       if "ctxt_switches:" in line)
+        out[tid] = (name, int(fields[11]) / tick, int(fields[12]) / tick, switches)
+    return out
+
 step = mlp_step if workload == "mlp" else chain_step
 counts = [0] * n
 start = threading.Barrier(n + 1)
@@ -72,15 +96,27 @@ for t in threads:
 start.wait()
 before = torchtpu.metrics.counters()
 t0 = time.perf_counter()
+cpu_before = cpu_by_thread()
 time.sleep(seconds)
+cpu_after = cpu_by_thread()  # before the workers stop
 stop.set()
 for t in threads:
     t.join()
 elapsed = time.perf_counter() - t0
 after = torchtpu.metrics.counters()
+workers = {str(t.native_id) for t in threads}
+cpu = {c: {"user": 0.0, "sys": 0.0} for c in ("workers", "autograd", "other")}
+switches = 0
+for tid, (name, user, system, sw) in cpu_after.items():
+    _, user0, system0, sw0 = cpu_before.get(tid, (name, 0.0, 0.0, 0))
+    c = "workers" if tid in workers else "autograd" if name.startswith("pt_autograd") else "other"
+    cpu[c]["user"] += user - user0
+    cpu[c]["sys"] += system - system0
+    switches += sw - sw0
 print(json.dumps({"iterations": sum(counts), "per_thread": counts, "seconds": elapsed,
                   "compiles": after["compiles"] - before["compiles"],
-                  "recompiles": after["recompiles"] - before["recompiles"]}))
+                  "recompiles": after["recompiles"] - before["recompiles"],
+                  "cpu": cpu, "switches": switches}))
 """
 
 
@@ -90,13 +126,33 @@ def run_one(workload: str, mode: str, n: int, seconds: float) -> dict[str, Any]:
         capture_output=True,
         text=True,
         timeout=600,
-        env={"OMP_WAIT_POLICY": "PASSIVE", **__import__("os").environ},
+        env={"OMP_WAIT_POLICY": "PASSIVE", **os.environ},
     )
     if p.returncode != 0:
         raise RuntimeError(p.stderr[-2000:])
     r: dict[str, Any] = json.loads(p.stdout.strip().splitlines()[-1])
     r["per_second"] = r["iterations"] / r["seconds"]
+    # Per iteration, in microseconds of CPU; the CPU was sampled over `seconds`.
+    per_it = r["per_second"] * seconds
+    r["us_per_iteration"] = {
+        c: {k: v / per_it * 1e6 for k, v in times.items()} for c, times in r["cpu"].items()
+    }
+    r["switches_per_iteration"] = r["switches"] / per_it
+    r["cores_busy"] = sum(t["user"] + t["sys"] for t in r["cpu"].values()) / seconds
     return r
+
+
+def where_cpu_goes(r: dict[str, Any]) -> dict[str, float]:
+    us = r["us_per_iteration"]
+    worker = us["workers"]["user"] + us["workers"]["sys"]
+    return {
+        "workers_us": worker,
+        "workers_kernel_share": us["workers"]["sys"] / worker if worker else 0.0,
+        "autograd_us": us["autograd"]["user"] + us["autograd"]["sys"],
+        "other_us": us["other"]["user"] + us["other"]["sys"],
+        "switches": r["switches_per_iteration"],
+        "cores_busy": r["cores_busy"],
+    }
 
 
 def main() -> None:
@@ -105,55 +161,93 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args()
+    counts = sorted({1, 2, args.threads})
     rows = []
     for workload in ("mlp", "chain"):
         for mode in ("defer", "strict", "cpu"):
-            one = run_one(workload, mode, 1, args.seconds)
-            many = run_one(workload, mode, args.threads, args.seconds)
+            runs = {n: run_one(workload, mode, n, args.seconds) for n in counts}
+            one = runs[1]["per_second"]
+            many = runs[args.threads]
             rows.append(
                 {
                     "workload": workload,
                     "mode": mode,
-                    "one_thread_per_s": one["per_second"],
-                    "n_threads_per_s": many["per_second"],
-                    "ratio": many["per_second"] / one["per_second"],
                     "n": args.threads,
+                    "per_s": {n: r["per_second"] for n, r in runs.items()},
+                    "ratio": {n: r["per_second"] / one for n, r in runs.items()},
                     "compiles_after_warmup": many["compiles"],
                     "recompiles_after_warmup": many["recompiles"],
                     "per_thread": many["per_thread"],
+                    "cpu": {n: where_cpu_goes(r) for n, r in runs.items()},
                 }
             )
             print(json.dumps(rows[-1]), flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y-%m-%d %H:%M")
     (args.out / "threads.json").write_text(json.dumps({"ran": stamp, "rows": rows}, indent=1))
+    (args.out / "threads.md").write_text(markdown(rows, counts, args.threads))
+    plot(rows, counts, args.out / "threads.png")
+
+
+def markdown(rows: list[dict[str, Any]], counts: list[int], n: int) -> str:
+    many = [c for c in counts if c > 1]
+    head = " | ".join(f"{c} threads (it/s, ratio)" for c in many)
     lines = [
-        f"| workload | mode | 1 thread (it/s) | {args.threads} threads (it/s) | ratio "
-        "| compiles after warm-up | recompiles |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        f"| workload | mode | 1 thread (it/s) | {head} | compiles after warm-up | recompiles |",
+        "|---|---|---:|" + "---:|" * len(many) + "---:|---:|",
     ]
     for r in rows:
+        cells = " | ".join(f"{r['per_s'][c]:.0f} ({r['ratio'][c]:.2f})" for c in many)
         lines.append(
-            f"| {r['workload']} | {r['mode']} | {r['one_thread_per_s']:.0f} "
-            f"| {r['n_threads_per_s']:.0f} | {r['ratio']:.2f} | {r['compiles_after_warmup']} "
-            f"| {r['recompiles_after_warmup']} |"
+            f"| {r['workload']} | {r['mode']} | {r['per_s'][1]:.0f} | {cells} "
+            f"| {r['compiles_after_warmup']} | {r['recompiles_after_warmup']} |"
         )
-    (args.out / "threads.md").write_text("\n".join(lines) + "\n")
+    lines += [
+        "",
+        f"Where the CPU goes, per iteration, with 1 thread → {n} threads: the threads that "
+        "run the steps (the share of it in the kernel), autograd's device thread, every "
+        "other thread (the plugin's pool, torchtpu's helpers), context switches, and the "
+        "cores busy on average.",
+        "",
+        "| workload | mode | step threads (µs) | in the kernel | autograd thread (µs) "
+        "| other threads (µs) | switches | cores busy |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        a, b = r["cpu"][1], r["cpu"][n]
+        lines.append(
+            f"| {r['workload']} | {r['mode']} | {a['workers_us']:.0f} → {b['workers_us']:.0f} "
+            f"| {a['workers_kernel_share']:.0%} → {b['workers_kernel_share']:.0%} "
+            f"| {a['autograd_us']:.0f} → {b['autograd_us']:.0f} "
+            f"| {a['other_us']:.0f} → {b['other_us']:.0f} "
+            f"| {a['switches']:.1f} → {b['switches']:.1f} "
+            f"| {a['cores_busy']:.2f} → {b['cores_busy']:.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows: list[dict[str, Any]], counts: list[int], path: Path) -> None:
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6, 3))
-        names = [f"{r['workload']}/{r['mode']}" for r in rows]
-        ax.bar(names, [r["ratio"] for r in rows])
-        ax.axhline(1.0, color="gray", linewidth=0.8)
-        ax.set_ylabel(f"{args.threads} threads / 1 thread")
-        fig.tight_layout()
-        fig.savefig(args.out / "threads.png")
     except ImportError:
         print("matplotlib is not installed: no plot", file=sys.stderr)
+        return
+    fig, ax = plt.subplots(figsize=(7, 3))
+    names = [f"{r['workload']}/{r['mode']}" for r in rows]
+    many = [c for c in counts if c > 1]
+    width = 0.8 / len(many)
+    for k, c in enumerate(many):
+        xs = [i + (k - (len(many) - 1) / 2) * width for i in range(len(rows))]
+        ax.bar(xs, [r["ratio"][c] for r in rows], width, label=f"{c} threads")
+    ax.set_xticks(range(len(rows)), names)
+    ax.axhline(1.0, color="gray", linewidth=0.8)
+    ax.set_ylabel("N threads / 1 thread")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ its own work; values handed between threads read correctly."""
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -201,3 +203,63 @@ def test_strict_threads_beside_defer_threads_give_the_cpus_values() -> None:
         want = torch.tanh(want) * 1.5 + 0.01
     for mode in ("strict", "defer", "launch_blocking"):
         torch.testing.assert_close(out[mode], want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("binding", ["_flush_own", "_flush"])
+def test_other_threads_run_python_while_a_thread_flushes(binding: str) -> None:
+    # The cuts at backward and after optimizer.step() flush from Python
+    # (_flush_own), as do collectives and memory stats (_flush): the flush lets
+    # go of the GIL, so other threads' Python goes on while it plans and
+    # launches (holding it serialized threads that train side by side).
+    ticks = [0]
+    go = threading.Event()
+    stop = threading.Event()
+
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("needs two CPUs")
+
+    def spin() -> None:  # runs Python while `go` is set, on a CPU of its own
+        os.sched_setaffinity(0, {cpus[1]})
+        while not stop.is_set():
+            go.wait()
+            ticks[0] += 1
+
+    def record(x: torch.Tensor) -> torch.Tensor:
+        # Eight ops first that do not come again (else the trace is cut as a loop).
+        x = x.cos().exp().tanh().abs().neg().sigmoid().relu().sqrt()
+        for _ in range(400):  # a long trace: its flush takes a few hundred microseconds
+            x = x.sin() * 1.01 + 0.1
+        return x
+
+    def flush() -> None:
+        if binding == "_flush_own":
+            _C._flush_own("test", False)
+        else:
+            _C._flush("test")
+
+    x = torch.randn(64, 64)
+    xt = x.to("tpu")
+    during: list[int] = []
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    os.sched_setaffinity(0, {cpus[0]})  # this thread only
+    try:
+        with torchtpu.mode("defer"):
+            for _ in range(10):  # the first round compiles the program
+                y = record(xt)
+                assert _C._pending_own_ops() >= 1000
+                go.set()
+                time.sleep(0.002)  # the spinner runs; it waits for the GIL once this thread has it
+                before = ticks[0]
+                flush()
+                during.append(ticks[0] - before)
+                go.clear()
+                assert _C._pending_own_ops() == 0
+    finally:
+        os.sched_setaffinity(0, cpus)
+        stop.set()
+        go.set()
+        spinner.join()
+    assert sum(during[1:]) > 0, f"no other thread ran Python during the flushes: {during}"
+    torch.testing.assert_close(y.cpu(), record(x))

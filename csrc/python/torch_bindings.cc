@@ -210,13 +210,20 @@ void bindCompilation(py::module_& m) {
 // Launch modes and deferred traces.
 void bindModes(py::module_& m) {
   m.def(
-      "_flush", [](const std::string& reason, int device) { exec::flushTraces(reason, device); },
+      "_flush",
+      [](const std::string& reason, int device) {
+        py::gil_scoped_release release;  // other threads run Python meanwhile
+        exec::flushTraces(reason, device);
+      },
       py::arg("reason"), py::arg("device") = -1);
   m.def("_pending_ops", &exec::pendingOps);
   m.def("_pending_own_ops", &exec::pendingOwnOps);
   m.def(
       "_flush_own",
-      [](const std::string& reason, bool background) { exec::flushOwnTraces(reason, background); },
+      [](const std::string& reason, bool background) {
+        py::gil_scoped_release release;  // other threads run Python meanwhile
+        exec::flushOwnTraces(reason, background);
+      },
       py::arg("reason"), py::arg("background") = false);
   m.def("_join_background_flushes", [] {
     py::gil_scoped_release release;
