@@ -57,7 +57,7 @@ def make(seed):
     return (torch.randn(256, device=dev),)
 
 def cpu_by_thread():
-    # Per thread: its class, user and system CPU seconds, context switches.
+    # Per thread: its name, user and system CPU seconds, context switches.
     tick = os.sysconf("SC_CLK_TCK")
     out = {}
     for tid in os.listdir("/proc/self/task"):
@@ -132,26 +132,30 @@ def run_one(workload: str, mode: str, n: int, seconds: float) -> dict[str, Any]:
         raise RuntimeError(p.stderr[-2000:])
     r: dict[str, Any] = json.loads(p.stdout.strip().splitlines()[-1])
     r["per_second"] = r["iterations"] / r["seconds"]
-    # Per iteration, in microseconds of CPU; the CPU was sampled over `seconds`.
-    per_it = r["per_second"] * seconds
-    r["us_per_iteration"] = {
-        c: {k: v / per_it * 1e6 for k, v in times.items()} for c, times in r["cpu"].items()
-    }
-    r["switches_per_iteration"] = r["switches"] / per_it
-    r["cores_busy"] = sum(t["user"] + t["sys"] for t in r["cpu"].values()) / seconds
     return r
 
 
-def where_cpu_goes(r: dict[str, Any]) -> dict[str, float]:
-    us = r["us_per_iteration"]
-    worker = us["workers"]["user"] + us["workers"]["sys"]
+def where_cpu_goes(r: dict[str, Any], seconds: float) -> dict[str, float]:
+    """Per iteration: microseconds of CPU by thread class and context switches;
+    and the cores busy. The CPU was sampled over `seconds`."""
+    iterations = r["per_second"] * seconds
+    cpu = r["cpu"]
+
+    def total(c: str) -> float:  # CPU seconds
+        return cpu[c]["user"] + cpu[c]["sys"]
+
+    def us(c: str) -> float:
+        return total(c) / iterations * 1e6
+
     return {
-        "workers_us": worker,
-        "workers_kernel_share": us["workers"]["sys"] / worker if worker else 0.0,
-        "autograd_us": us["autograd"]["user"] + us["autograd"]["sys"],
-        "other_us": us["other"]["user"] + us["other"]["sys"],
-        "switches": r["switches_per_iteration"],
-        "cores_busy": r["cores_busy"],
+        "workers_us": us("workers"),
+        "workers_kernel_share": cpu["workers"]["sys"] / total("workers")
+        if total("workers")
+        else 0.0,
+        "autograd_us": us("autograd"),
+        "other_us": us("other"),
+        "switches": r["switches"] / iterations,
+        "cores_busy": sum(total(c) for c in cpu) / seconds,
     }
 
 
@@ -178,7 +182,7 @@ def main() -> None:
                     "compiles_after_warmup": many["compiles"],
                     "recompiles_after_warmup": many["recompiles"],
                     "per_thread": many["per_thread"],
-                    "cpu": {n: where_cpu_goes(r) for n, r in runs.items()},
+                    "cpu": {n: where_cpu_goes(r, args.seconds) for n, r in runs.items()},
                 }
             )
             print(json.dumps(rows[-1]), flush=True)
